@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# srv6-oam: fetch, patch, build and boot the series, run its selftests.
+#
+#   make demo     the main job: boot the guest, run the demo SRv6 network
+#   make check    boot the guest, run our selftests and the upstream ones
+#   make series   write the kernel and userspace series (format-patch)
+#
+# Both demo and check do every set-up step on a fresh Debian bookworm machine
+# (deps, fetch, kernel, tools); each step is skipped when already done.
+# See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+TOP       := $(abspath .)
+BUILD     := $(TOP)/build
+KSRC      := $(BUILD)/linux
+KOBJ      := $(BUILD)/kbuild
+PREFIX    := $(BUILD)/prefix
+VENV      := $(BUILD)/venv
+RESULTS   := $(BUILD)/results
+SERIESOUT := $(BUILD)/series
+BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
+CACHE_DIR ?= $(HOME)/.cache/srv6-oam
+CCACHE_DIR ?= $(HOME)/.cache/ccache
+JOBS      ?= 3
+FRAGMENTS := $(TOP)/config/guest.config
+
+export CACHE_DIR CCACHE_DIR JOBS KSRC
+export VNG := $(VENV)/bin/vng
+
+# Debian packages the build, the guest and the tests need.
+APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
+	kmod rsync xz-utils dpkg-dev git perl python3 python3-venv python3-pip \
+	qemu-system-x86 busybox-static udev iproute2 \
+	libmnl-dev libnftnl-dev autoconf automake libtool libltdl-dev pkg-config \
+	libcap-dev \
+	python3-scapy tshark iputils-ping netsniff-ng ethtool tcpdump socat jq
+PIP_PKGS := virtme-ng==1.42
+
+# Print how long each stage took: $(call stage,NAME,COMMAND)
+stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
+
+.PHONY: help deps fetch tree kernel tools check check-harness demo series \
+	series-check clean distclean
+
+help:
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---------------------------------------------------------------- set-up --
+deps: $(BUILD)/.deps
+$(BUILD)/.deps: Makefile
+	@$(call stage,deps,scripts/deps.sh "$(APT_PKGS)" "$(VENV)" "$(PIP_PKGS)")
+	@touch $@
+
+fetch: deps
+	@$(call stage,fetch,scripts/fetch-sources.sh)
+
+# ---------------------------------------------------------------- kernel --
+tree: fetch
+	@$(call stage,tree,scripts/kernel-tree.sh assemble)
+
+$(KOBJ)/.config: $(FRAGMENTS) scripts/kernel-config.sh | tree
+	@$(call stage,config,scripts/kernel-config.sh $(KSRC) $(KOBJ) $(FRAGMENTS))
+
+kernel: tree $(KOBJ)/.config
+	@echo "kernel: $$(sed -n 's/^KERNEL_DEB_VERSION=//p' $(CACHE_DIR)/versions.env) + $$(git -C $(KSRC) rev-list --count base..srv6-oam) srv6-oam patches"
+	@$(call stage,kernel,$(MAKE) -s -C $(KSRC) O=$(KOBJ) -j$(JOBS) CC="ccache gcc" bzImage headers)
+	@echo "kernel: $(BZIMAGE) ($$(make -s -C $(KSRC) O=$(KOBJ) kernelrelease))"
+
+# ----------------------------------------------------------------- tools --
+tools: fetch
+	@$(call stage,tools,scripts/build-tools.sh $(PREFIX))
+	@$(PREFIX)/sbin/ip -V
+
+# ----------------------------------------------------------------- tests --
+check: kernel tools
+	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# The harness itself: a passing, a failing and a skipping test must come out
+# as 1 passed, 1 failed, 1 skipped and a failed run.
+check-harness: kernel tools
+	@scripts/check-harness.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(BUILD)/harness
+
+demo: kernel tools
+	@$(call stage,demo,scripts/demo.sh $(BZIMAGE) $(PREFIX) $(BUILD)/demo)
+
+# ---------------------------------------------------------------- series --
+series: fetch
+	@scripts/series.sh $(SERIESOUT)
+
+clean:
+	rm -rf $(KOBJ) $(RESULTS) $(BUILD)/selftests $(BUILD)/demo $(BUILD)/harness \
+		$(SERIESOUT)
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The srv6-oam demo network, run inside the guest (make demo).
+#
+#   hs1 ---- r1 ----------- r2 ----------- r3 ---- hs2
+#         ingress        transit         egress
+#         H.Encaps        End            End.DX6
+#        (policy to hs2: segs fc00:2::e,fc00:3::d6)
+#   and back: r3 H.Encaps segs fc00:2::e,fc00:1::d6, r1 End.DX6 to hs1
+#
+#   hs1 fd00:a::1/64     r1 fd00:a::254, fcf0:12::1     r2 fcf0:12::2, fcf0:23::2
+#   hs2 fd00:b::1/64     r3 fd00:b::254, fcf0:23::3
+#   SIDs: r1 fc00:1::/48, r2 fc00:2::/48, r3 fc00:3::/48
+#
+# Prints what an operator looks at: the routes, a ping and its path on the
+# wire, the per-behaviour counters.  Exits non-zero if the network does not
+# carry the traffic as it should.
+
+set -eu
+
+NODES="hs1 r1 r2 r3 hs2"
+PINGS=${DEMO_PINGS:-5}
+
+cleanup() {
+	local n
+	for n in $NODES; do ip netns del "demo-$n" 2> /dev/null || true; done
+}
+trap cleanup EXIT
+
+nsx() { local n=$1; shift; ip netns exec "demo-$n" "$@"; }
+link() { # link A IFA B IFB
+	ip link add "$2" netns "demo-$1" type veth peer name "$4" netns "demo-$3"
+	nsx "$1" ip link set "$2" up
+	nsx "$3" ip link set "$4" up
+}
+section() { printf '\n=== %s\n' "$*"; }
+
+cleanup
+for n in $NODES; do
+	ip netns add "demo-$n"
+	nsx "$n" ip link set lo up
+	nsx "$n" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+done
+for n in r1 r2 r3; do
+	nsx "$n" sysctl -qw net.ipv6.conf.all.forwarding=1
+done
+
+link hs1 eth0 r1 veth-hs1
+link r1 veth-r2 r2 veth-r1
+link r2 veth-r3 r3 veth-r2
+link r3 veth-hs2 hs2 eth0
+
+nsx hs1 ip -6 addr add fd00:a::1/64 dev eth0 nodad
+nsx hs1 ip -6 route add default via fd00:a::254
+nsx hs2 ip -6 addr add fd00:b::1/64 dev eth0 nodad
+nsx hs2 ip -6 route add default via fd00:b::254
+nsx r1 ip -6 addr add fd00:a::254/64 dev veth-hs1 nodad
+nsx r1 ip -6 addr add fcf0:12::1/64 dev veth-r2 nodad
+nsx r2 ip -6 addr add fcf0:12::2/64 dev veth-r1 nodad
+nsx r2 ip -6 addr add fcf0:23::2/64 dev veth-r3 nodad
+nsx r3 ip -6 addr add fcf0:23::3/64 dev veth-r2 nodad
+nsx r3 ip -6 addr add fd00:b::254/64 dev veth-hs2 nodad
+
+# Underlay: the locators.
+nsx r1 ip -6 route add fc00:2::/48 via fcf0:12::2
+nsx r1 ip -6 route add fc00:3::/48 via fcf0:12::2
+nsx r2 ip -6 route add fc00:1::/48 via fcf0:12::1
+nsx r2 ip -6 route add fc00:3::/48 via fcf0:23::3
+nsx r3 ip -6 route add fc00:1::/48 via fcf0:23::2
+nsx r3 ip -6 route add fc00:2::/48 via fcf0:23::2
+
+# Ingress policies (H.Encaps) and the behaviours, with counters.
+nsx r1 ip -6 route add fd00:b::/64 encap seg6 mode encap segs fc00:2::e,fc00:3::d6 dev veth-r2
+nsx r3 ip -6 route add fd00:a::/64 encap seg6 mode encap segs fc00:2::e,fc00:1::d6 dev veth-r2
+nsx r2 ip -6 route add fc00:2::e/128 encap seg6local action End count dev veth-r1
+nsx r3 ip -6 route add fc00:3::d6/128 encap seg6local action End.DX6 nh6 fd00:b::1 count dev veth-hs2
+nsx r1 ip -6 route add fc00:1::d6/128 encap seg6local action End.DX6 nh6 fd00:a::1 count dev veth-hs1
+
+section "kernel"
+uname -r
+section "r1 (ingress): ip -6 route show"
+nsx r1 ip -6 route show
+section "r2 (transit): ip -6 route show"
+nsx r2 ip -6 route show
+section "r3 (egress): ip -6 route show"
+nsx r3 ip -6 route show
+
+# Warm up neighbour discovery, then capture one echo request on r2's
+# upstream link while pinging: its outer header and SRH are the path.
+nsx hs1 ping -6 -q -c 1 -W 5 fd00:b::1 > /dev/null || true
+cap=$(mktemp)
+nsx r2 tcpdump -l -n -vv -c 1 -i veth-r1 'ip6 and ip6[6] == 43' > "$cap" 2> /dev/null &
+tcpdump_pid=$!
+sleep 2
+
+section "hs1: ping -6 -c $PINGS fd00:b::1"
+ok=1
+nsx hs1 ping -6 -c "$PINGS" -i 0.2 -W 2 fd00:b::1 || ok=0
+
+wait "$tcpdump_pid" 2> /dev/null || true
+section "the path on the wire (r2, link to r1): one echo request"
+cat "$cap"
+grep -q 'fc00:2::e' "$cap" && grep -q 'fc00:3::d6' "$cap" || {
+	echo "demo: the SRH of the captured packet is not the policy's" >&2
+	ok=0
+}
+
+section "per-behaviour counters: ip -s -6 route show (seg6local)"
+for n in r1 r2 r3; do
+	echo "-- $n"
+	nsx "$n" ip -s -6 route show | grep -A1 seg6local || true
+done
+section "the same, as JSON: ip -s -j -6 route show fc00:2::e/128 (r2)"
+nsx r2 ip -s -j -p -6 route show fc00:2::e/128
+
+# End on r2 saw the echo requests (+ the warm-up) and the replies.
+pkts=$(nsx r2 ip -s -6 route show fc00:2::e/128 | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+want=$((2 * (PINGS + 1)))
+section "check"
+echo "End on r2 counted ${pkts:-0} packets, expected $want"
+[ "${pkts:-0}" = "$want" ] || ok=0
+
+if [ "$ok" = 1 ]; then
+	echo "demo: PASS"
+else
+	echo "demo: FAIL"
+	exit 1
+fi

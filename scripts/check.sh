@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: boot the srv6-oam kernel and run the selftests in it.
+#
+# The tests are those of config/check-tests (ours and the upstream ones that
+# cover code we touch), or the ones named in $TESTS.  Prints TAP, one line per
+# test, then the closing line "N passed, N failed, N skipped".  Exits non-zero
+# when a test failed or timed out, when the guest did not boot or did not run
+# every test, and when a test was skipped (a skip is never a pass: in our guest
+# everything a test needs is there; ALLOW_SKIP=1 relaxes this).
+#
+# $HELPERS, when set, replaces the list of C helpers (config/check-helpers).
+#
+# usage: check.sh BZIMAGE KSRC PREFIX RESULTS
+
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+bzimage=$1 ksrc=$2 prefix=$3 results=$4
+stage=$TOP/build/selftests
+
+if [ -n "${TESTS:-}" ]; then
+	read -r -a tests <<< "$TESTS"
+else
+	mapfile -t tests < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/config/check-tests")
+fi
+[ "${#tests[@]}" -gt 0 ] || { echo "check: no tests" >&2; exit 2; }
+
+# Stage the selftests of the assembled tree and build their C helpers against
+# its uapi headers.
+rm -rf "$stage" "$results"
+mkdir -p "$stage" "$results"
+cp -a "$ksrc/tools/testing/selftests/net" "$ksrc/tools/testing/selftests/kselftest" \
+	"$ksrc/tools/testing/selftests/kselftest.h" "$stage"/
+for t in "${tests[@]}"; do
+	[ -e "$stage/$t" ] || { echo "check: no test $t in the tree" >&2; exit 2; }
+done
+hdr=$TOP/build/kbuild/usr/include
+while read -r helper; do
+	[ -n "$helper" ] || continue
+	gcc -Wall -O2 -I"$hdr" -o "$stage/net/$helper" "$stage/net/$helper.c" ||
+		{ echo "check: cannot build $helper" >&2; exit 2; }
+done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-helpers"; fi)
+
+"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$results" -- \
+	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
+echo "check: guest exited with $? (vng's status is not used)"
+
+pass=0 fail=0 skip=0 n=0
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+[ -s "$results/uname" ] && echo "# kernel under test: $(cat "$results/uname")"
+declare -A got
+if [ -f "$results/record" ]; then
+	while read -r res rc secs t; do
+		got[$t]="$res $rc $secs"
+	done < "$results/record"
+fi
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	read -r res rc secs <<< "${got[$t]:-none - -}"
+	case $res in
+	pass) echo "ok $n selftests: $t # ${secs}s"; pass=$((pass + 1)) ;;
+	skip) echo "ok $n selftests: $t # SKIP"; skip=$((skip + 1)) ;;
+	timeout) echo "not ok $n selftests: $t # TIMEOUT after ${secs}s"; fail=$((fail + 1)) ;;
+	fail) echo "not ok $n selftests: $t # exit=$rc, log: $results/logs/${t//\//:}.log"; fail=$((fail + 1)) ;;
+	*) echo "not ok $n selftests: $t # not run: the guest did not get to it"; fail=$((fail + 1)) ;;
+	esac
+done
+[ -f "$results/complete" ] || echo "# the guest did not finish the run"
+echo "$pass passed, $fail failed, $skip skipped"
+
+[ "$fail" = 0 ] || exit 1
+[ -f "$results/complete" ] || exit 1
+[ "$skip" = 0 ] || [ "${ALLOW_SKIP:-0}" = 1 ] || { echo "# skips are failures here (ALLOW_SKIP=1 to allow)"; exit 1; }
+exit 0

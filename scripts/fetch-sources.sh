@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fetch the base sources of srv6-oam from Debian's registry, and from
+# nowhere else:
+#   - the kernel: the linux-source-6.12 binary package (whatever 6.12.y the
+#     registry serves), which carries the tarball /usr/src/linux-source-6.12.tar.xz;
+#   - iproute2, iptables and ipset: `apt-get source` from bookworm.
+#
+# Everything is kept in $CACHE_DIR so that a second run fetches nothing.
+# The versions we got are recorded in $CACHE_DIR/versions.env.
+
+set -euo pipefail
+
+CACHE_DIR=${CACHE_DIR:-$HOME/.cache/srv6-oam}
+KERNEL_PKG=${KERNEL_PKG:-linux-source-6.12}
+# Debian bookworm's userspace, pinned: the series are made against these.
+USERSPACE_PKGS=${USERSPACE_PKGS:-"iproute2=6.1.0-3 iptables=1.8.9-2 ipset=7.17-1"}
+SRC_LIST=/etc/apt/sources.list.d/srv6-oam-bookworm-src.sources
+
+log() { printf 'fetch: %s\n' "$*" >&2; }
+
+have_bookworm_src() {
+	grep -rqsE '^(deb-src[[:space:]].*[[:space:]]bookworm[[:space:]]|Types:.*deb-src)' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/ || return 1
+	# A deb822 file with deb-src must also name bookworm.
+	apt-get indextargets --format '$(CREATED_BY) $(RELEASE)' 2>/dev/null |
+		grep -q '^Sources bookworm$'
+}
+
+ensure_deb_src() {
+	if ! have_bookworm_src; then
+		log "adding a deb-src entry for bookworm ($SRC_LIST)"
+		cat > "$SRC_LIST" <<-EOT
+		# Added by srv6-oam's Makefile: source packages of Debian bookworm.
+		Types: deb-src
+		URIs: http://deb.debian.org/debian
+		Suites: bookworm
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOT
+		apt-get update -q >&2
+	fi
+}
+
+fetch_kernel() {
+	local dir=$CACHE_DIR/kernel deb ver
+	mkdir -p "$dir"
+	deb=$(find "$dir" -maxdepth 1 -name "${KERNEL_PKG}_*.deb" | sort -V | tail -n 1)
+	if [ -z "$deb" ]; then
+		log "downloading $KERNEL_PKG from Debian"
+		[ -n "$(apt-cache policy "$KERNEL_PKG" 2>/dev/null | grep Candidate)" ] ||
+			apt-get update -q >&2
+		(cd "$dir" && apt-get download -q "$KERNEL_PKG" >&2)
+		deb=$(find "$dir" -maxdepth 1 -name "${KERNEL_PKG}_*.deb" | sort -V | tail -n 1)
+	fi
+	[ -n "$deb" ] || { log "no $KERNEL_PKG package"; exit 1; }
+	ver=$(dpkg-deb -f "$deb" Version)
+	if [ ! -s "$dir/$KERNEL_PKG-$ver.tar.xz" ]; then
+		log "extracting the tarball of $KERNEL_PKG $ver"
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -xO "./usr/src/$KERNEL_PKG.tar.xz" > "$dir/tmp.tar.xz"
+		mv "$dir/tmp.tar.xz" "$dir/$KERNEL_PKG-$ver.tar.xz"
+	fi
+	echo "KERNEL_DEB_VERSION=$ver"
+	echo "KERNEL_TARBALL=$dir/$KERNEL_PKG-$ver.tar.xz"
+}
+
+fetch_userspace() {
+	local dir=$CACHE_DIR/userspace spec pkg ver dsc
+	mkdir -p "$dir"
+	for spec in $USERSPACE_PKGS; do
+		pkg=${spec%%=*}
+		ver=${spec#*=}
+		dsc=$dir/${pkg}_${ver#*:}.dsc
+		if [ ! -s "$dsc" ]; then
+			ensure_deb_src
+			log "downloading the source of $pkg $ver from Debian"
+			(cd "$dir" && apt-get source -q --download-only "$pkg=$ver" >&2)
+		fi
+		[ -s "$dsc" ] || { log "no $dsc"; exit 1; }
+		echo "$(echo "$pkg" | tr a-z0-9 A-Z0-9)_DSC=$dsc"
+	done
+}
+
+mkdir -p "$CACHE_DIR"
+{
+	fetch_kernel
+	fetch_userspace
+} > "$CACHE_DIR/versions.env.tmp"
+mv "$CACHE_DIR/versions.env.tmp" "$CACHE_DIR/versions.env"
+cat "$CACHE_DIR/versions.env"

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make series`: write every series as git format-patch output and check it.
+#
+#   OUT/kernel/    the kernel series with its cover letter, made from
+#                  kernel-series/ and the new files at their in-tree paths
+#   OUT/iproute2/, OUT/iptables/, OUT/ipset/
+#                  the userspace series (copies of <pkg>-patches/)
+#
+# Checks: every kernel patch passes scripts/checkpatch.pl --strict, and the
+# series applies with `git am` to a pristine copy of the base, giving the
+# same tree as the assembled one.  The userspace series are applied with
+# `git am` to their Debian sources by build-tools.sh.
+#
+# usage: series.sh OUT
+
+set -euo pipefail
+shopt -s nullglob
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+KSRC=${KSRC:-$TOP/build/linux}
+out=$(mkdir -p "$1" && realpath "$1")
+rc=0
+
+"$TOP/scripts/kernel-tree.sh" series "$out/kernel"
+
+echo "series: checkpatch --strict"
+for p in "$out"/kernel/*.patch; do
+	case $p in *0000-cover-letter.patch) continue ;; esac
+	if (cd "$KSRC" && ./scripts/checkpatch.pl --strict --no-tree -q \
+		--ignore FILE_PATH_CHANGES "$p"); then
+		echo "  ok   $(basename "$p")"
+	else
+		echo "  FAIL $(basename "$p")"
+		rc=1
+	fi
+done
+
+echo "series: git am onto a pristine base"
+wt=$(mktemp -d)
+git -C "$KSRC" worktree add -q --detach "$wt" base
+patches=()
+for p in "$out"/kernel/*.patch; do
+	case $p in *0000-cover-letter.patch) ;; *) patches+=("$p") ;; esac
+done
+if git -C "$wt" am -q --whitespace=error-all "${patches[@]}"; then
+	if [ "$(git -C "$wt" rev-parse HEAD^{tree})" = "$(git -C "$KSRC" rev-parse srv6-oam^{tree})" ]; then
+		echo "  ok   ${#patches[@]} patches apply, same tree as assembled"
+	else
+		echo "  FAIL the applied series differs from the assembled tree"
+		rc=1
+	fi
+else
+	echo "  FAIL git am"
+	git -C "$wt" am --abort || true
+	rc=1
+fi
+git -C "$KSRC" worktree remove --force "$wt"
+
+for pkg in iproute2 iptables ipset; do
+	mkdir -p "$out/$pkg"
+	rm -f "$out/$pkg"/*.patch
+	for p in "$TOP/$pkg-patches"/*.patch; do cp "$p" "$out/$pkg"/; done
+	echo "series: $pkg: $(ls "$out/$pkg" | wc -l) patches"
+done
+exit $rc

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the srv6-oam kernel in a QEMU guest with virtme-ng and run a command in
+# it as root.  The host's root is shared read-only (vng's default), the
+# directories given with --rwdir are writable, the private tool prefix comes
+# first on PATH (the command is responsible for that: see guest-*.sh).
+#
+# KVM is used only if a short probe boots our kernel with it: on some hosts
+# /dev/kvm exists but a KVM guest hangs.  Otherwise TCG.  VM_ACCEL=kvm|tcg
+# forces the choice.
+#
+# vng's own exit status is not reliable (it is 255 even when the command
+# passed), so callers take their results from files the command writes into
+# a --rwdir.
+#
+# usage: vm.sh BZIMAGE [--rwdir DIR]... -- COMMAND...
+
+set -euo pipefail
+
+VNG=${VNG:-vng}
+CPUS=${VM_CPUS:-2}
+MEM=${VM_MEM:-2G}
+
+bzimage=$1
+shift
+rw=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	case $1 in
+	--rwdir) rw+=(--rwdir "$2"); shift 2 ;;
+	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+[ "${1:-}" = -- ] && shift
+[ -r "$bzimage" ] || { echo "vm.sh: no kernel image $bzimage" >&2; exit 2; }
+
+# Boot the kernel with no root file system under KVM: it must print its
+# banner and panic (panic=-1 reboots, -no-reboot ends QEMU) within seconds.
+probe_kvm() {
+	local out
+	[ -w /dev/kvm ] || return 1
+	out=$(timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+		-nographic -no-reboot -kernel "$bzimage" \
+		-append "console=ttyS0 panic=-1 root=/dev/nonexistent" 2>&1) || true
+	grep -q "Kernel panic" <<< "$out"
+}
+
+accel=${VM_ACCEL:-}
+if [ -z "$accel" ]; then
+	if probe_kvm; then accel=kvm; else accel=tcg; fi
+fi
+kvm_opt=()
+[ "$accel" = tcg ] && kvm_opt=(--disable-kvm)
+echo "vm: booting $(basename "$bzimage") with $accel, $CPUS vCPUs, $MEM" >&2
+
+exec "$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p --cpus "$CPUS" --memory "$MEM" \
+	--append root=/dev/root "${rw[@]}" --exec "$*"
