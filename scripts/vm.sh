@@ -45,12 +45,20 @@ probe_kvm() {
 	grep -q "Kernel panic" <<< "$out"
 }
 
+# The probe's answer holds until the host reboots.
 accel=${VM_ACCEL:-}
 if [ -z "$accel" ]; then
-	if probe_kvm; then accel=kvm; else accel=tcg; fi
+	memo=${CACHE_DIR:-$HOME/.cache/srv6-oam}/accel.$(cat /proc/sys/kernel/random/boot_id)
+	accel=$(cat "$memo" 2> /dev/null || true)
+	if [ -z "$accel" ]; then
+		if probe_kvm; then accel=kvm; else accel=tcg; fi
+		mkdir -p "$(dirname "$memo")" && echo "$accel" > "$memo"
+	fi
 fi
 kvm_opt=()
 [ "$accel" = tcg ] && kvm_opt=(--disable-kvm)
+# vng runs its helpers (virtme-run) from its own bin directory.
+export PATH=$(dirname "$(command -v "$VNG")"):$PATH
 echo "vm: booting $(basename "$bzimage") with $accel, $CPUS vCPUs, $MEM" >&2
 
 exec "$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p --cpus "$CPUS" --memory "$MEM" \
