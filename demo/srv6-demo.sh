@@ -109,7 +109,7 @@ grep -q 'fc00:2::e' "$cap" && grep -q 'fc00:3::d6' "$cap" || {
 section "per-behaviour counters: ip -s -6 route show (seg6local)"
 for n in r1 r2 r3; do
 	echo "-- $n"
-	nsx "$n" ip -s -6 route show | grep -A1 seg6local || true
+	nsx "$n" ip -s -6 route show | grep seg6local || true
 done
 section "the same, as JSON: ip -s -j -6 route show fc00:2::e/128 (r2)"
 nsx r2 ip -s -j -p -6 route show fc00:2::e/128

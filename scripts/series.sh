@@ -58,10 +58,20 @@ else
 fi
 git -C "$KSRC" worktree remove --force "$wt"
 
+# iproute2 follows the kernel's coding style: checkpatch it too.
 for pkg in iproute2 iptables ipset; do
 	mkdir -p "$out/$pkg"
 	rm -f "$out/$pkg"/*.patch
 	for p in "$TOP/$pkg-patches"/*.patch; do cp "$p" "$out/$pkg"/; done
 	echo "series: $pkg: $(ls "$out/$pkg" | wc -l) patches"
+	[ "$pkg" = iproute2 ] || continue
+	for p in "$out/$pkg"/*.patch; do
+		if "$KSRC"/scripts/checkpatch.pl --strict --no-tree -q "$p"; then
+			echo "  ok   $(basename "$p")"
+		else
+			echo "  FAIL $(basename "$p")"
+			rc=1
+		fi
+	done
 done
 exit $rc

@@ -18,7 +18,7 @@
 
 set -euo pipefail
 
-VNG=${VNG:-vng}
+VNG=${VNG:-$(cd "$(dirname "$0")/.." && pwd)/build/venv/bin/vng}
 CPUS=${VM_CPUS:-2}
 MEM=${VM_MEM:-2G}
 
