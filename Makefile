@@ -5,6 +5,7 @@
 #   make demo     the main job: boot the guest, run the demo SRv6 network
 #   make check    boot the guest, run our selftests and the upstream ones
 #   make series   write the kernel and userspace series (format-patch)
+#   make bench    SRPerf benchmarks in the guest (BENCH=name)
 #
 # Both demo and check do every set-up step on a fresh Debian bookworm machine
 # (deps, fetch, kernel, tools); each step is skipped when already done.
@@ -37,17 +38,18 @@ APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	qemu-system-x86 busybox-static udev iproute2 \
 	libmnl-dev libnftnl-dev autoconf automake libtool libltdl-dev pkg-config \
 	libcap-dev \
-	python3-scapy tshark iputils-ping netsniff-ng ethtool tcpdump socat jq
+	python3-scapy python3-yaml python3-matplotlib tshark iputils-ping \
+	netsniff-ng ethtool tcpdump socat jq
 PIP_PKGS := virtme-ng==1.42
 
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools check check-harness demo series \
+.PHONY: help deps fetch tree kernel tools check check-harness demo bench series \
 	series-check clean distclean
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- set-up --
 deps: $(BUILD)/.deps
@@ -86,6 +88,10 @@ check-harness: kernel tools
 
 demo: kernel tools
 	@$(call stage,demo,scripts/demo.sh $(BZIMAGE) $(PREFIX) $(BUILD)/demo)
+
+# SRPerf benchmarks: make bench [BENCH=name[,name]] [ONLY=behaviour,...]
+bench: kernel tools
+	@$(call stage,bench,scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/bench)
 
 # ---------------------------------------------------------------- series --
 series: fetch

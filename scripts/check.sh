@@ -34,7 +34,10 @@ mkdir -p "$stage" "$results"
 cp -a "$ksrc/tools/testing/selftests/net" "$ksrc/tools/testing/selftests/kselftest" \
 	"$ksrc/tools/testing/selftests/kselftest.h" "$stage"/
 for t in "${tests[@]}"; do
-	[ -e "$stage/$t" ] || { echo "check: no test $t in the tree" >&2; exit 2; }
+	case $t in
+	@*) [ -x "$TOP/${t#@}" ] || { echo "check: no test $t in this repository" >&2; exit 2; } ;;
+	*) [ -e "$stage/$t" ] || { echo "check: no test $t in the tree" >&2; exit 2; } ;;
+	esac
 done
 hdr=$TOP/build/kbuild/usr/include
 while read -r helper; do
@@ -65,7 +68,7 @@ for t in "${tests[@]}"; do
 	pass) echo "ok $n selftests: $t # ${secs}s"; pass=$((pass + 1)) ;;
 	skip) echo "ok $n selftests: $t # SKIP"; skip=$((skip + 1)) ;;
 	timeout) echo "not ok $n selftests: $t # TIMEOUT after ${secs}s"; fail=$((fail + 1)) ;;
-	fail) echo "not ok $n selftests: $t # exit=$rc, log: $results/logs/${t//\//:}.log"; fail=$((fail + 1)) ;;
+	fail) log=${t#@}; echo "not ok $n selftests: $t # exit=$rc, log: $results/logs/${log//\//:}.log"; fail=$((fail + 1)) ;;
 	*) echo "not ok $n selftests: $t # not run: the guest did not get to it"; fail=$((fail + 1)) ;;
 	esac
 done

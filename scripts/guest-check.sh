@@ -9,10 +9,12 @@
 #   RESULTS  writable directory (a --rwdir): results, one log per test
 #   STAGE    staged tools/testing/selftests tree (read-only here, copied)
 #   PREFIX   the private prefix of our ip/iptables/ipset, put first on PATH
-#   TEST     path relative to STAGE, e.g. net/srv6_end_flavors_test.sh
+#   TEST     path relative to STAGE, e.g. net/srv6_end_flavors_test.sh, or
+#            @PATH: a test of this repository, PATH relative to its top
 
 set -u
 
+top=$(cd "$(dirname "$0")/.." && pwd)
 results=$1 stage=$2 prefix=$3
 shift 3
 export PATH=$prefix/sbin:$prefix/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -30,12 +32,15 @@ work=$(mktemp -d /tmp/kselftest.XXXXXX)
 cp -a "$stage"/. "$work"/
 
 for t in "$@"; do
-	name=${t//\//:}
+	name=${t#@}
+	name=${name//\//:}
 	log=$results/logs/$name.log
 	echo "# running $t"
 	start=$(date +%s)
-	(cd "$work/$(dirname "$t")" &&
-	 timeout -k 10 "$timeout" "./$(basename "$t")") > "$log" 2>&1 < /dev/null
+	# "@path": a test of this repository that is not a kernel selftest.
+	dir=$work/$(dirname "$t")
+	case $t in @*) dir=$top/$(dirname "${t#@}") ;; esac
+	(cd "$dir" && timeout -k 10 "$timeout" "./$(basename "$t")") > "$log" 2>&1 < /dev/null
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	case $rc in

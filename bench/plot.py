@@ -1,0 +1,45 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Plot an srperf result (JSON) as a bar chart of PDR with CI95, and the
+ratio to the baseline above each bar.
+
+usage: plot.py RESULT.json OUT.png
+"""
+
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        res = json.load(f)
+    rows = res["results"]
+    names = [r["behaviour"] for r in rows]
+    pdr = [r["pdr"]["mean"] / 1e3 for r in rows]
+    ci = [r["pdr"]["ci95"] / 1e3 for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4.5))
+    bars = ax.bar(names, pdr, yerr=ci, capsize=3,
+                  color=["#888" if r["behaviour"] == res["baseline"] else
+                         "#c44" if r["generator_bound"] else "#47a" for r in rows])
+    for b, r in zip(bars, rows):
+        if r.get("ratio") is not None:
+            ax.annotate(f"{r['ratio']:.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+                        ha="center", va="bottom", fontsize=8, xytext=(0, 3),
+                        textcoords="offset points")
+    ax.set_ylabel("PDR@%g%% (kpps)" % (100 * res["config"].get("threshold", 0.005)))
+    ax.set_title(f"{res['experiment']}: {res['config'].get('description', '')}\n"
+                 f"kernel {res['kernel']}, ratio to {res['baseline']} above bars "
+                 f"(red: generator-bound)", fontsize=9)
+    plt.xticks(rotation=45, ha="right")
+    fig.tight_layout()
+    fig.savefig(sys.argv[2], dpi=100)
+    print(f"plot: {sys.argv[2]}")
+
+
+if __name__ == "__main__":
+    main()

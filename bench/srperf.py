@@ -1,0 +1,415 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""srperf: the SRPerf benchmark method, run inside the srv6-oam guest.
+
+For each behaviour of an experiment (bench/experiments/*.yaml) it builds the
+topology
+
+    gen netns --veth--> sut netns --veth--> sink netns
+      pktgen             forwarder           counts
+      (vCPU 0)           (vCPU 1, RPS)
+
+configures the forwarder with the behaviour's script (bench/cfg/NAME.sh, as
+SRPerf's CFG scripts), and finds the Partial Drop Rate: the highest offered
+rate whose delivery ratio is at least 1 - threshold, by a binary search over
+the offered rate (SRPerf's Algorithm 1), repeated to give mean, CV and CI95.
+
+Traffic comes from vCPU 0: the kernel's pktgen for plain IPv4/IPv6 frames,
+straight to the SUT; netsniff-ng's trafgen (PACKET_MMAP) replaying a frame
+built with Scapy for frames with an SRH, which pktgen cannot build.
+
+Offered packets are counted at the generator's veth (sent + dropped), delivered
+packets at the sink's veth, and the per-CPU softirq work (/proc/net/softnet_stat)
+is recorded per trial to show that the SUT's work ran on vCPU 1.
+
+usage: srperf.py EXPERIMENT.yaml OUTDIR [--smoke] [--only NAME[,NAME]]
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GEN, SUT, SINK = "srp-gen", "srp-sut", "srp-sink"
+GEN_CPU, SUT_CPU = 0, 1
+BACKLOG = 10000
+
+# Student's t, two-sided 95%, by degrees of freedom.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
+       7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086,
+       30: 2.042}
+
+
+def t95(df):
+    for k in sorted(T95):
+        if df <= k:
+            return T95[k]
+    return 1.96
+
+
+def log(msg):
+    print(f"srperf: {msg}", flush=True)
+
+
+def sh(cmd, ns=None, check=True):
+    """Run a shell command, in a netns if given; return its stdout."""
+    argv = ["sh", "-c", cmd]
+    if ns:
+        argv = ["ip", "netns", "exec", ns] + argv
+    res = subprocess.run(argv, capture_output=True, text=True)
+    if check and res.returncode != 0:
+        raise RuntimeError(f"{ns or 'host'}: {cmd}: {res.stderr.strip()}")
+    return res.stdout
+
+
+class Topology:
+    """gen -> sut -> sink, offloads off, the SUT's receive work on SUT_CPU."""
+
+    def __init__(self):
+        self.teardown()
+        for ns in (GEN, SUT, SINK):
+            sh(f"ip netns add {ns}")
+            sh("ip link set lo up", ns)
+        sh(f"ip link add veth0 netns {GEN} type veth peer name veth0 netns {SUT}")
+        sh(f"ip link add veth1 netns {SUT} type veth peer name veth0 netns {SINK}")
+        for ns, dev in ((GEN, "veth0"), (SUT, "veth0"), (SUT, "veth1"),
+                        (SINK, "veth0")):
+            sh(f"ip link set {dev} up", ns)
+            sh(f"ethtool -K {dev} gro off gso off tso off tx off rx off "
+               f"> /dev/null 2>&1 || true", ns)
+        for ns in (GEN, SUT, SINK):
+            sh("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+               "net.ipv6.conf.default.accept_dad=0 "
+               "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
+               "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0",
+               ns)
+        sh("ip -6 addr add fd00:1::1/64 dev veth0 nodad && "
+           "ip addr add 10.0.1.1/24 dev veth0", GEN)
+        sh("ip -6 addr add fd00:1::2/64 dev veth0 nodad && "
+           "ip addr add 10.0.1.2/24 dev veth0 && "
+           "ip -6 addr add fd00:2::1/64 dev veth1 nodad && "
+           "ip addr add 10.0.2.1/24 dev veth1", SUT)
+        # The sink only counts: IPv6 off on its veth, so that a delivered
+        # frame is dropped as soon as it is received.
+        sh("sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1", SINK)
+        self.mac = {
+            "sut0": self.macof(SUT, "veth0"),
+            "sink0": self.macof(SINK, "veth0"),
+        }
+        # Static neighbours: no neighbour discovery in the measurement.
+        sh(f"ip -6 neigh add fd00:2::2 lladdr {self.mac['sink0']} dev veth1 nud permanent && "
+           f"ip neigh add 10.0.2.2 lladdr {self.mac['sink0']} dev veth1 nud permanent", SUT)
+        sh(f"ip -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
+           f"ip neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent", GEN)
+        # RPS: the SUT's and the sink's receive work on SUT_CPU; the
+        # generator (pktgen's kthread, trafgen pinned) stays on GEN_CPU.
+        mask = format(1 << SUT_CPU, "x")
+        # A backlog deep enough to absorb the generator's bursts: under TCG a
+        # vCPU is descheduled by the host now and then and catches up in a
+        # burst, which a 1000-packet backlog turns into loss that is not the
+        # SUT's.  (Global sysctl: the guest runs nothing else.)
+        sh(f"sysctl -qw net.core.netdev_max_backlog={BACKLOG}")
+        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", SUT)
+        sh(f"echo {mask} > /sys/class/net/veth1/queues/rx-0/rps_cpus", SUT)
+        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", SINK)
+
+    @staticmethod
+    def macof(ns, dev):
+        return sh(f"cat /sys/class/net/{dev}/address", ns).strip()
+
+    @staticmethod
+    def teardown():
+        for ns in (GEN, SUT, SINK):
+            sh(f"ip netns del {ns}", check=False)
+
+
+def softnet():
+    """Per-CPU count of packets processed by the receive softirq."""
+    out = []
+    with open("/proc/net/softnet_stat") as f:
+        for line in f:
+            out.append(int(line.split()[0], 16))
+    return out
+
+
+def counters():
+    g = sh("cat /sys/class/net/veth0/statistics/tx_packets "
+           "/sys/class/net/veth0/statistics/tx_dropped", GEN).split()
+    k = sh("cat /sys/class/net/veth0/statistics/rx_packets", SINK).split()
+    return int(g[0]) + int(g[1]), int(k[0])
+
+
+def srv6_frame(traffic, size, src_mac, dst_mac):
+    """The frame the generator replays for SRH traffic: outer IPv6 + SRH
+    carrying traffic["encap"]["segs"] (first segment first), then the inner
+    packet of SIZE bytes (an Ethernet frame for l2encap)."""
+    from scapy.all import (IPv6, UDP, Ether, IP, Raw, raw,
+                           IPv6ExtHdrSegmentRouting)
+    fam = traffic["family"]
+    segs = traffic["encap"]["segs"]
+    l3 = (IPv6(src=traffic["src_addr"], dst=traffic["dst_addr"]) if fam == 6
+          else IP(src=traffic["src_addr"], dst=traffic["dst_addr"]))
+    inner = l3 / UDP(sport=9, dport=9)
+    pad = max(size - 14 - len(inner), 0)
+    inner = inner / Raw(b"\0" * pad)
+    if traffic["encap"].get("mode") == "l2encap":
+        inner, nh = Ether(src=src_mac, dst=dst_mac) / inner, 143
+    else:
+        nh = 41 if fam == 6 else 4
+    srh = IPv6ExtHdrSegmentRouting(addresses=list(reversed(segs)),
+                                   segleft=len(segs) - 1,
+                                   lastentry=len(segs) - 1, nh=nh)
+    outer = IPv6(src="fd00:1::1", dst=segs[0], nh=43, hlim=64)
+    return raw(Ether(src=src_mac, dst=dst_mac) / outer / srh / inner)
+
+
+class Generator:
+    """Offers traffic to the SUT from GEN_CPU.
+
+    Plain IPv4/IPv6 (UDP) frames: the kernel's pktgen, straight to the SUT.
+    Frames with an SRH, which pktgen cannot build: netsniff-ng's trafgen
+    (PACKET_MMAP, qdisc bypassed) replaying the frame srv6_frame() built.
+    """
+
+    def __init__(self, topo, traffic, size):
+        self.topo = topo
+        self.traffic = traffic
+        self.size = size
+        self.srh = traffic.get("encap") is not None
+        self.dst_mac = topo.mac["sut0"]
+        if self.srh:
+            frame = srv6_frame(traffic, size, topo.macof(GEN, "veth0"), self.dst_mac)
+            self.cfg = "/tmp/srperf-frame.cfg"
+            with open(self.cfg, "w") as f:
+                f.write("{ " + ", ".join(f"0x{b:02x}" for b in frame) + " }\n")
+            self.frame_len = len(frame)
+            # trafgen mmaps a shared file in its current directory, which
+            # must not be 9p: a private tmpfs.
+            self.tmp = "/tmp/srperf-trafgen"
+            sh(f"mkdir -p {self.tmp} && (mountpoint -q {self.tmp} || "
+               f"mount -t tmpfs tmpfs {self.tmp})")
+        else:
+            self.frame_len = size
+
+    def pg(self, cmds):
+        lines = " && ".join(f"echo '{c}' > /proc/net/pktgen/{f}" for f, c in cmds)
+        sh(lines, GEN)
+
+    def start_pktgen(self, rate, count):
+        t = self.traffic
+        dev = "veth0"
+        cmds = [(f"kpktgend_{GEN_CPU}", "rem_device_all"),
+                (f"kpktgend_{GEN_CPU}", f"add_device {dev}"),
+                (dev, f"count {count}"), (dev, f"pkt_size {self.size}"),
+                (dev, "clone_skb 0"), (dev, f"dst_mac {self.dst_mac}")]
+        if t["family"] == 6:
+            cmds += [(dev, f"dst6 {t['dst_addr']}"), (dev, f"src6 {t['src_addr']}")]
+        else:
+            cmds += [(dev, f"dst_min {t['dst_addr']}"), (dev, f"dst_max {t['dst_addr']}"),
+                     (dev, f"src_min {t['src_addr']}"), (dev, f"src_max {t['src_addr']}")]
+        cmds.append((dev, f"ratep {rate}" if rate else "delay 0"))
+        self.pg(cmds)
+        return subprocess.Popen(["ip", "netns", "exec", GEN, "sh", "-c",
+                                 "echo start > /proc/net/pktgen/pgctrl"])
+
+    def start_trafgen(self, rate, count):
+        # No rate: as fast as it goes (a cap far above what TCG reaches).
+        rate = rate or 10000000
+        cmd = (f"cd {self.tmp} && exec taskset -c {GEN_CPU} trafgen -o veth0 "
+               f"-i {self.cfg} -n {count} -P 1 -b {int(rate)}pps -q -C -Q "
+               f"> /dev/null 2>&1")
+        return subprocess.Popen(["ip", "netns", "exec", GEN, "sh", "-c", cmd])
+
+    def run(self, rate, count):
+        """Offer COUNT packets at RATE pps (0: as fast as possible).
+
+        The offered rate is measured, not assumed: the generator's counter is
+        sampled while it runs, and the rate is taken between its first and
+        its last packet (trafgen's start-up under TCG takes seconds)."""
+        s0, (i0, o0) = softnet(), counters()
+        start = self.start_trafgen if self.srh else self.start_pktgen
+        proc = start(rate, count)
+        samples = [(time.monotonic(), i0)]
+        while proc.poll() is None:
+            time.sleep(0.05)
+            samples.append((time.monotonic(), counters()[0]))
+        if proc.returncode != 0:
+            raise RuntimeError(f"generator exited with {proc.returncode}")
+        time.sleep(0.3)         # let the SUT drain its backlog
+        s1, (i1, o1) = softnet(), counters()
+        offered, delivered = i1 - i0, o1 - o0
+        # Between the midpoints of the samples around the first and the last
+        # packet: within one sampling period of the truth at each end.
+        k = next((j for j, (_, c) in enumerate(samples) if c > i0), len(samples) - 1)
+        first = (samples[k][0] + samples[max(k - 1, 0)][0]) / 2
+        k = next((j for j, (_, c) in enumerate(samples) if c >= i1), len(samples) - 1)
+        last = (samples[k][0] + samples[max(k - 1, 0)][0]) / 2
+        elapsed = max(last - first, 0.05)
+        return {
+            "rate": rate, "offered": offered, "delivered": delivered,
+            "elapsed": elapsed,
+            "offered_pps": offered / elapsed,
+            "delivered_pps": delivered / elapsed,
+            "dr": delivered / offered if offered else 0.0,
+            "softnet": [b - a for a, b in zip(s0, s1)],
+        }
+
+
+def pdr_search(gen, trial, lo, hi, threshold, accuracy, trials):
+    """SRPerf Algorithm 1: halve [lo, hi] until hi - lo <= accuracy."""
+    a, b = lo, hi
+    while b - a > accuracy:
+        m = (a + b) / 2
+        r = gen.run(int(m), max(int(m * trial), 1000))
+        trials.append(r)
+        ok = r["dr"] >= 1 - threshold
+        log(f"    {int(m):>8} pps: dr {r['dr']:.4f} "
+            f"({r['delivered']}/{r['offered']}) {'pass' if ok else 'fail'}")
+        if ok:
+            a = m
+        else:
+            b = m
+    return a, b
+
+
+def stats(values):
+    n = len(values)
+    mean = statistics.fmean(values)
+    sd = statistics.stdev(values) if n > 1 else 0.0
+    return {
+        "n": n, "mean": mean, "sd": sd,
+        "cv": sd / mean if mean else 0.0,
+        "ci95": t95(n - 1) * sd / math.sqrt(n) if n > 1 else 0.0,
+    }
+
+
+def run_behaviour(name, exp, smoke):
+    cfg = os.path.join(HERE, "cfg", f"{name}.sh")
+    if not os.path.exists(cfg):
+        raise RuntimeError(f"no forwarder configuration script {cfg}")
+    topo = Topology()
+    try:
+        # The CFG script configures the SUT and prints the traffic it needs.
+        out = subprocess.run(["bash", cfg, GEN, SUT, SINK], capture_output=True,
+                             text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"{cfg}: {out.stderr.strip()}")
+        traffic = json.loads(out.stdout.strip().splitlines()[-1])
+        size = int(exp.get("pkt_size", 78))
+        gen = Generator(topo, traffic, size)
+        trial = float(exp.get("trial", 2.0))
+        threshold = float(exp.get("threshold", 0.005))
+        reps = int(exp.get("repetitions", 5))
+        acc = float(exp.get("accuracy", 0.01))
+        if smoke:
+            trial, reps = 0.2, 1
+        trials = []
+        # MRR: offer as fast as the generator goes; its rate is the top of
+        # the search interval (SRPerf's line packet rate).
+        mrr = gen.run(0, int(exp.get("mrr_count", 200000 if not smoke else 3000)))
+        trials.append(mrr)
+        top = mrr["offered_pps"]
+        log(f"  {name}: generator max {top:.0f} pps, MRR "
+            f"{mrr['delivered_pps']:.0f} pps (dr {mrr['dr']:.4f}), "
+            f"frame {gen.frame_len} bytes")
+        pdrs = []
+        for rep in range(reps):
+            if smoke:
+                r = gen.run(int(top / 4), max(int(top / 4 * trial), 100))
+                trials.append(r)
+                pdrs.append(r["delivered_pps"])
+                break
+            a, b = pdr_search(gen, trial, 0.0, top, threshold, acc * top, trials)
+            pdrs.append(a)
+            log(f"  {name}: repetition {rep + 1}/{reps}: PDR in [{a:.0f}, {b:.0f}] pps")
+        cpu = [0] * len(trials[0]["softnet"])
+        for t in trials:
+            cpu = [c + x for c, x in zip(cpu, t["softnet"])]
+        res = {
+            "behaviour": name, "pkt_size": size, "traffic": traffic,
+            "generator_max_pps": top,
+            "mrr_pps": mrr["delivered_pps"],
+            "frame_len": gen.frame_len,
+            "pdr": stats(pdrs), "pdr_values": pdrs,
+            # A PDR within the last step of the generator's maximum is a
+            # bound, not a measurement: the generator was the bottleneck.
+            "generator_bound": bool(pdrs and max(pdrs) >= top * (1 - 2 * acc)),
+            "softnet_per_cpu": cpu,
+            "trials": trials,
+        }
+        return res
+    finally:
+        topo.teardown()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("experiment")
+    ap.add_argument("outdir")
+    ap.add_argument("--smoke", action="store_true",
+                    help="one short trial per behaviour: checks that the bench runs")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+
+    # The orchestrator and everything it starts (trafgen, the counter
+    # reads) run on the generator's CPU: the SUT's CPU does only the SUT's
+    # work.
+    os.sched_setaffinity(0, {GEN_CPU})
+    with open(args.experiment) as f:
+        exp = yaml.safe_load(f)
+    behaviours = exp["behaviours"]
+    if args.only:
+        behaviours = [b for b in behaviours if b in args.only.split(",")]
+    baseline = exp.get("baseline", behaviours[0])
+    if baseline not in behaviours:
+        behaviours.insert(0, baseline)
+    os.makedirs(args.outdir, exist_ok=True)
+    name = os.path.splitext(os.path.basename(args.experiment))[0]
+    log(f"experiment {name}: {', '.join(behaviours)}; kernel {os.uname().release}, "
+        f"{os.cpu_count()} CPUs{' (smoke)' if args.smoke else ''}")
+
+    results, failed = [], []
+    for b in behaviours:
+        log(f"behaviour {b}")
+        try:
+            results.append(run_behaviour(b, exp, args.smoke))
+        except Exception as e:  # report, go on with the next one
+            log(f"  {b}: ERROR {e}")
+            failed.append(b)
+    base = next((r for r in results if r["behaviour"] == baseline), None)
+    for r in results:
+        r["ratio"] = (r["pdr"]["mean"] / base["pdr"]["mean"]
+                      if base and base["pdr"]["mean"] else None)
+    out = {"experiment": name, "kernel": os.uname().release, "smoke": args.smoke,
+           "baseline": baseline, "config": exp, "results": results,
+           "failed": failed}
+    with open(os.path.join(args.outdir, f"{name}.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    with open(os.path.join(args.outdir, f"{name}.csv"), "w") as f:
+        f.write("behaviour,pkt_size,pdr_kpps,cv,ci95_kpps,mrr_kpps,"
+                "generator_max_kpps,ratio_to_baseline,generator_bound,"
+                "sut_cpu_share\n")
+        for r in results:
+            cpu = r["softnet_per_cpu"]
+            share = cpu[SUT_CPU] / sum(cpu) if sum(cpu) else 0
+            f.write(f"{r['behaviour']},{r['pkt_size']},{r['pdr']['mean'] / 1e3:.2f},"
+                    f"{r['pdr']['cv']:.4f},{r['pdr']['ci95'] / 1e3:.2f},"
+                    f"{r['mrr_pps'] / 1e3:.2f},{r['generator_max_pps'] / 1e3:.2f},"
+                    f"{r['ratio'] if r['ratio'] is None else round(r['ratio'], 3)},"
+                    f"{int(r['generator_bound'])},{share:.3f}\n")
+    log(f"results in {args.outdir}/{name}.csv")
+    if failed:
+        log(f"FAILED: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
