@@ -45,7 +45,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools check check-harness demo bench series \
+.PHONY: help deps fetch tree kernel tools check check-harness demo bench series series-build \
 	series-check clean distclean
 
 help:
@@ -96,6 +96,10 @@ bench: kernel tools
 # ---------------------------------------------------------------- series --
 series: fetch
 	@scripts/series.sh $(SERIESOUT)
+
+# Every prefix of the kernel series builds (a build per patch: not in CI).
+series-build: kernel
+	@scripts/series-build.sh $(KSRC) $(KOBJ)
 
 clean:
 	rm -rf $(KOBJ) $(RESULTS) $(BUILD)/selftests $(BUILD)/demo $(BUILD)/harness \

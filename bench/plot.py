@@ -27,8 +27,8 @@ def main():
                   color=["#888" if r["behaviour"] == res["baseline"] else
                          "#c44" if r["generator_bound"] else "#47a" for r in rows])
     for b, r in zip(bars, rows):
-        if r.get("ratio") is not None:
-            ax.annotate(f"{r['ratio']:.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+        if r.get("ratio"):
+            ax.annotate(f"{r['ratio']['mean']:.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
                         ha="center", va="bottom", fontsize=8, xytext=(0, 3),
                         textcoords="offset points")
     ax.set_ylabel("PDR@%g%% (kpps)" % (100 * res["config"].get("threshold", 0.005)))

@@ -290,7 +290,9 @@ def stats(values):
     }
 
 
-def run_behaviour(name, exp, smoke):
+def measure(name, exp, smoke):
+    """One repetition for one behaviour: a fresh topology, the forwarder
+    configured by its CFG script, an MRR trial, then one PDR search."""
     cfg = os.path.join(HERE, "cfg", f"{name}.sh")
     if not os.path.exists(cfg):
         raise RuntimeError(f"no forwarder configuration script {cfg}")
@@ -304,49 +306,60 @@ def run_behaviour(name, exp, smoke):
         traffic = json.loads(out.stdout.strip().splitlines()[-1])
         size = int(exp.get("pkt_size", 78))
         gen = Generator(topo, traffic, size)
-        trial = float(exp.get("trial", 2.0))
+        trial = 0.2 if smoke else float(exp.get("trial", 2.0))
         threshold = float(exp.get("threshold", 0.005))
-        reps = int(exp.get("repetitions", 5))
         acc = float(exp.get("accuracy", 0.01))
-        if smoke:
-            trial, reps = 0.2, 1
         trials = []
         # MRR: offer as fast as the generator goes; its rate is the top of
         # the search interval (SRPerf's line packet rate).
-        mrr = gen.run(0, int(exp.get("mrr_count", 200000 if not smoke else 3000)))
+        mrr = gen.run(0, 3000 if smoke else int(exp.get("mrr_count", 200000)))
         trials.append(mrr)
         top = mrr["offered_pps"]
         log(f"  {name}: generator max {top:.0f} pps, MRR "
             f"{mrr['delivered_pps']:.0f} pps (dr {mrr['dr']:.4f}), "
             f"frame {gen.frame_len} bytes")
-        pdrs = []
-        for rep in range(reps):
-            if smoke:
-                r = gen.run(int(top / 4), max(int(top / 4 * trial), 100))
-                trials.append(r)
-                pdrs.append(r["delivered_pps"])
-                break
-            a, b = pdr_search(gen, trial, 0.0, top, threshold, acc * top, trials)
-            pdrs.append(a)
-            log(f"  {name}: repetition {rep + 1}/{reps}: PDR in [{a:.0f}, {b:.0f}] pps")
-        cpu = [0] * len(trials[0]["softnet"])
-        for t in trials:
-            cpu = [c + x for c, x in zip(cpu, t["softnet"])]
-        res = {
-            "behaviour": name, "pkt_size": size, "traffic": traffic,
-            "generator_max_pps": top,
-            "mrr_pps": mrr["delivered_pps"],
-            "frame_len": gen.frame_len,
-            "pdr": stats(pdrs), "pdr_values": pdrs,
-            # A PDR within the last step of the generator's maximum is a
+        if smoke:
+            r = gen.run(int(top / 4), max(int(top / 4 * trial), 100))
+            trials.append(r)
+            pdr, hi = r["delivered_pps"], r["delivered_pps"]
+        else:
+            pdr, hi = pdr_search(gen, trial, 0.0, top, threshold, acc * top, trials)
+            log(f"  {name}: PDR in [{pdr:.0f}, {hi:.0f}] pps")
+        return {
+            "traffic": traffic, "pkt_size": size, "frame_len": gen.frame_len,
+            "top": top, "mrr": mrr["delivered_pps"], "pdr": pdr,
+            # A PDR within the last steps of the generator's maximum is a
             # bound, not a measurement: the generator was the bottleneck.
-            "generator_bound": bool(pdrs and max(pdrs) >= top * (1 - 2 * acc)),
-            "softnet_per_cpu": cpu,
+            "generator_bound": pdr >= top * (1 - 2 * acc),
             "trials": trials,
         }
-        return res
     finally:
         topo.teardown()
+
+
+def summarise(name, runs, base_runs):
+    """Per behaviour: PDR and ratio statistics over the repetitions.  The
+    ratio is taken per repetition, to the baseline measured in the same
+    round, so that slow and fast phases of the guest cancel out."""
+    pdrs = [r["pdr"] for r in runs]
+    cpu = None
+    for r in runs:
+        for t in r["trials"]:
+            cpu = t["softnet"] if cpu is None else [c + x for c, x in zip(cpu, t["softnet"])]
+    ratios = []
+    if base_runs:
+        ratios = [r["pdr"] / b["pdr"] for r, b in zip(runs, base_runs) if b["pdr"]]
+    return {
+        "behaviour": name, "pkt_size": runs[0]["pkt_size"],
+        "frame_len": runs[0]["frame_len"], "traffic": runs[0]["traffic"],
+        "generator_max_pps": statistics.fmean(r["top"] for r in runs),
+        "mrr_pps": statistics.fmean(r["mrr"] for r in runs),
+        "pdr": stats(pdrs), "pdr_values": pdrs,
+        "ratio": stats(ratios) if ratios else None, "ratio_values": ratios,
+        "generator_bound": any(r["generator_bound"] for r in runs),
+        "softnet_per_cpu": cpu,
+        "trials": [t for r in runs for t in r["trials"]],
+    }
 
 
 def main():
@@ -375,35 +388,44 @@ def main():
     log(f"experiment {name}: {', '.join(behaviours)}; kernel {os.uname().release}, "
         f"{os.cpu_count()} CPUs{' (smoke)' if args.smoke else ''}")
 
-    results, failed = [], []
-    for b in behaviours:
-        log(f"behaviour {b}")
-        try:
-            results.append(run_behaviour(b, exp, args.smoke))
-        except Exception as e:  # report, go on with the next one
-            log(f"  {b}: ERROR {e}")
-            failed.append(b)
-    base = next((r for r in results if r["behaviour"] == baseline), None)
-    for r in results:
-        r["ratio"] = (r["pdr"]["mean"] / base["pdr"]["mean"]
-                      if base and base["pdr"]["mean"] else None)
+    # Repetitions are rounds over every behaviour (not one behaviour
+    # repeated): each round measures the baseline and the others within
+    # minutes of each other.
+    reps = 1 if args.smoke else int(exp.get("repetitions", 5))
+    runs = {b: [] for b in behaviours}
+    failed = []
+    for rep in range(reps):
+        log(f"round {rep + 1}/{reps}")
+        for b in behaviours:
+            if b in failed:
+                continue
+            log(f" behaviour {b}")
+            try:
+                runs[b].append(measure(b, exp, args.smoke))
+            except Exception as e:  # report, go on with the next one
+                log(f"  {b}: ERROR {e}")
+                failed.append(b)
+    base_runs = runs[baseline] if baseline not in failed else None
+    results = [summarise(b, runs[b], base_runs if b != baseline else runs[b])
+               for b in behaviours if b not in failed and runs[b]]
     out = {"experiment": name, "kernel": os.uname().release, "smoke": args.smoke,
            "baseline": baseline, "config": exp, "results": results,
            "failed": failed}
     with open(os.path.join(args.outdir, f"{name}.json"), "w") as f:
         json.dump(out, f, indent=1)
     with open(os.path.join(args.outdir, f"{name}.csv"), "w") as f:
-        f.write("behaviour,pkt_size,pdr_kpps,cv,ci95_kpps,mrr_kpps,"
-                "generator_max_kpps,ratio_to_baseline,generator_bound,"
+        f.write("behaviour,frame_len,pdr_kpps,pdr_cv,pdr_ci95_kpps,mrr_kpps,"
+                "generator_max_kpps,ratio,ratio_cv,ratio_ci95,generator_bound,"
                 "sut_cpu_share\n")
         for r in results:
             cpu = r["softnet_per_cpu"]
             share = cpu[SUT_CPU] / sum(cpu) if sum(cpu) else 0
-            f.write(f"{r['behaviour']},{r['pkt_size']},{r['pdr']['mean'] / 1e3:.2f},"
-                    f"{r['pdr']['cv']:.4f},{r['pdr']['ci95'] / 1e3:.2f},"
+            ra = r["ratio"]
+            f.write(f"{r['behaviour']},{r['frame_len']},{r['pdr']['mean'] / 1e3:.2f},"
+                    f"{r['pdr']['cv']:.3f},{r['pdr']['ci95'] / 1e3:.2f},"
                     f"{r['mrr_pps'] / 1e3:.2f},{r['generator_max_pps'] / 1e3:.2f},"
-                    f"{r['ratio'] if r['ratio'] is None else round(r['ratio'], 3)},"
-                    f"{int(r['generator_bound'])},{share:.3f}\n")
+                    + (f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f}," if ra else ",,,")
+                    + f"{int(r['generator_bound'])},{share:.3f}\n")
     log(f"results in {args.outdir}/{name}.csv")
     if failed:
         log(f"FAILED: {', '.join(failed)}")

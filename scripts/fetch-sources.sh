@@ -20,6 +20,9 @@ SRC_LIST=/etc/apt/sources.list.d/srv6-oam-bookworm-src.sources
 
 log() { printf 'fetch: %s\n' "$*" >&2; }
 
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
 have_bookworm_src() {
 	grep -rqsE '^(deb-src[[:space:]].*[[:space:]]bookworm[[:space:]]|Types:.*deb-src)' \
 		/etc/apt/sources.list /etc/apt/sources.list.d/ || return 1
@@ -31,7 +34,7 @@ have_bookworm_src() {
 ensure_deb_src() {
 	if ! have_bookworm_src; then
 		log "adding a deb-src entry for bookworm ($SRC_LIST)"
-		cat > "$SRC_LIST" <<-EOT
+		$SUDO tee "$SRC_LIST" > /dev/null <<-EOT
 		# Added by srv6-oam's Makefile: source packages of Debian bookworm.
 		Types: deb-src
 		URIs: http://deb.debian.org/debian
@@ -39,7 +42,7 @@ ensure_deb_src() {
 		Components: main
 		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 		EOT
-		apt-get update -q >&2
+		$SUDO apt-get update -q >&2
 	fi
 }
 
@@ -50,7 +53,7 @@ fetch_kernel() {
 	if [ -z "$deb" ]; then
 		log "downloading $KERNEL_PKG from Debian"
 		[ -n "$(apt-cache policy "$KERNEL_PKG" 2>/dev/null | grep Candidate)" ] ||
-			apt-get update -q >&2
+			$SUDO apt-get update -q >&2
 		(cd "$dir" && apt-get download -q "$KERNEL_PKG" >&2)
 		deb=$(find "$dir" -maxdepth 1 -name "${KERNEL_PKG}_*.deb" | sort -V | tail -n 1)
 	fi
