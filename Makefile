@@ -29,6 +29,9 @@ CCACHE_DIR ?= $(HOME)/.cache/ccache
 JOBS      ?= 3
 FRAGMENTS := $(TOP)/config/guest.config
 
+# Paths under the checkout are hashed relative to it: a fresh clone (CI's)
+# hits the objects cached by an earlier one.
+export CCACHE_BASEDIR := $(TOP)
 export CACHE_DIR CCACHE_DIR JOBS KSRC
 export VNG := $(VENV)/bin/vng
 
