@@ -49,7 +49,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools check check-harness demo bench series series-build \
-	series-check clean distclean
+	clean distclean
 
 help:
 	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'

@@ -12,6 +12,8 @@ set -euo pipefail
 
 ksrc=$1 kobj=$2
 rc=0
+# Whatever happens, leave the tree on the whole series.
+trap 'git -C "$ksrc" checkout -q -f srv6-oam' EXIT
 for c in $(git -C "$ksrc" rev-list --reverse base..srv6-oam); do
 	git -C "$ksrc" checkout -q -f "$c"
 	subject=$(git -C "$ksrc" log -1 --format=%s "$c")
@@ -22,5 +24,4 @@ for c in $(git -C "$ksrc" rev-list --reverse base..srv6-oam); do
 		rc=1
 	fi
 done
-git -C "$ksrc" checkout -q -f srv6-oam
 exit $rc
