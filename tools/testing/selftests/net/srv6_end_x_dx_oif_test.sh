@@ -1,0 +1,403 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# SRv6 End.X, End.DX6 and End.DX4 with an outgoing interface (oif): the
+# packet leaves on that interface, towards the configured next hop, with no
+# route lookup.
+#
+#                                +---------+
+#               fc00:a::/64      |   na    |  fc00:a::2, 10.0.10.2
+#              10.0.10.0/24  +---| (vetha) |  fc00:9::1, 10.9.9.1 on lo
+#  +------+      +-------+   |   +---------+
+#  | src  |------|   r   |---+
+#  +------+      +-------+   |   +---------+
+#   fc00:1::1     SIDs       +---|   nb    |  fc00:b::2, 10.0.11.2 and also
+#   10.1.1.1      fc00:e::*      | (vethb) |  fc00:a::2, 10.0.10.2
+#               fc00:b::/64      +---------+  fc00:9::1, 10.9.9.1 on lo
+#              10.0.11.0/24
+#
+# na and nb both own the next hop addresses (fc00:a::2, 10.0.10.2) and the
+# destination (fc00:9::1, 10.9.9.1).  For r, a route lookup of the next hop
+# always picks na (the connected fc00:a::/64 and 10.0.10.0/24 are on vetha);
+# with "oif vethb" the packets must reach nb.  Which node got them is read
+# from its ICMP echo request counter.
+#
+# src encapsulates (H.Encaps) its pings towards fc00:9::1 and 10.9.9.1 with
+# the SIDs of r under test:
+#   fc00:e::e   End.X   nh6 fc00:a::2 [oif vethb], then End.DT6 on na/nb
+#               (table local: the inner destination is their own address)
+#   fc00:e::d6  End.DX6 nh6 fc00:a::2 [oif vethb]
+#   fc00:e::d4  End.DX4 nh4 10.0.10.2 [oif vethb]
+# Replies come back by plain routing.
+
+source lib.sh
+
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+check_fail()
+{
+	check_err $((!$1)) "$2"
+}
+
+readonly PINGS=5
+readonly END_DT6_SID=fc00:d::d6
+
+cleanup()
+{
+	[ -n "$PING_PID" ] && kill "$PING_PID" 2>/dev/null
+	cleanup_all_ns
+}
+
+trap cleanup EXIT
+
+# number of ICMP echo requests a node received, IPv6 or IPv4
+echos()
+{
+	local ns=$1 fam=$2
+
+	if [ "$fam" = 6 ]; then
+		ip netns exec "$ns" awk '$1 == "Icmp6InEchos" { print $2 }' \
+			/proc/net/snmp6
+	else
+		ip netns exec "$ns" awk '$1 == "Icmp:" {
+			if (!col) { for (i = 2; i <= NF; i++)
+					if ($i == "InEchos") col = i
+				    next }
+			print $col }' /proc/net/snmp
+	fi
+}
+
+snmp6()
+{
+	ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/snmp6
+}
+
+# packets counted by r's behavior on $1
+sid_packets()
+{
+	ip -n "$r" -6 -s -j route show "$1" | jq '.[0].stats64.packets // -1'
+}
+
+sid_errors()
+{
+	ip -n "$r" -6 -s -j route show "$1" | jq '.[0].stats64.errors // -1'
+}
+
+setup()
+{
+	setup_ns src r na nb other || exit "$ksft_skip"
+
+	ip link add veth0 netns "$src" type veth peer name veths netns "$r"
+	ip link add vetha netns "$r" type veth peer name veth0 netns "$na"
+	ip link add vethb netns "$r" type veth peer name veth0 netns "$nb"
+
+	ip -n "$src" addr add fc00:1::1/64 dev veth0 nodad
+	ip -n "$src" addr add 10.1.1.1/24 dev veth0
+	ip -n "$src" link set veth0 up
+	ip -n "$src" -6 route add default via fc00:1::2
+	ip -n "$src" -4 route add default via 10.1.1.2
+
+	ip -n "$r" addr add fc00:1::2/64 dev veths nodad
+	ip -n "$r" addr add 10.1.1.2/24 dev veths
+	ip -n "$r" addr add fc00:a::1/64 dev vetha nodad
+	ip -n "$r" addr add 10.0.10.1/24 dev vetha
+	ip -n "$r" addr add fc00:b::1/64 dev vethb nodad
+	ip -n "$r" addr add 10.0.11.1/24 dev vethb
+	for dev in veths vetha vethb; do
+		ip -n "$r" link set "$dev" up
+	done
+	ip netns exec "$r" sysctl -wq net.ipv6.conf.all.forwarding=1
+	ip netns exec "$r" sysctl -wq net.ipv6.conf.all.keep_addr_on_down=1
+	ip netns exec "$r" sysctl -wq net.ipv4.ip_forward=1
+	ip netns exec "$r" sysctl -wq net.ipv4.conf.all.rp_filter=0
+	ip netns exec "$r" sysctl -wq net.ipv4.conf.default.rp_filter=0
+
+	for n in na nb; do
+		local ns=${!n} net
+
+		[ "$n" = na ] && net=a || net=b
+		ip -n "$ns" link set veth0 up
+		ip -n "$ns" addr add "fc00:$net::2/64" dev veth0 nodad
+		ip -n "$ns" addr add fc00:9::1/128 dev lo
+		ip -n "$ns" addr add 10.9.9.1/32 dev lo
+		ip -n "$ns" -6 route add default via "fc00:$net::1"
+		ip -n "$ns" -6 route add "$END_DT6_SID/128" \
+			encap seg6local action End.DT6 table local dev veth0
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
+		ip netns exec "$ns" sysctl -wq net.ipv4.conf.all.rp_filter=0
+		ip netns exec "$ns" sysctl -wq net.ipv4.conf.veth0.rp_filter=0
+	done
+	ip -n "$na" addr add 10.0.10.2/24 dev veth0
+	ip -n "$na" -4 route add default via 10.0.10.1
+	ip -n "$nb" addr add 10.0.11.2/24 dev veth0
+	ip -n "$nb" -4 route add default via 10.0.11.1
+	# nb also owns na's next hop addresses
+	ip -n "$nb" addr add fc00:a::2/128 dev veth0 nodad
+	ip -n "$nb" addr add 10.0.10.2/32 dev veth0
+
+	ip -n "$src" -6 route add fc00:9::1/128 encap seg6 mode encap \
+		segs fc00:e::e,"$END_DT6_SID" dev veth0
+	ip -n "$src" -6 route add fc00:9::2/128 encap seg6 mode encap \
+		segs fc00:e::d6 dev veth0
+	ip -n "$src" -4 route add 10.9.9.1/32 encap seg6 mode encap \
+		segs fc00:e::d4 dev veth0
+	# fc00:9::2 is the DX6 test's destination: a second address of na/nb
+	ip -n "$na" addr add fc00:9::2/128 dev lo
+	ip -n "$nb" addr add fc00:9::2/128 dev lo
+}
+
+# the SID routes of r: $1 = "oif" to cross-connect on vethb, or "" for
+# the route lookup of the next hop (the upstream behavior)
+add_sids()
+{
+	local oif=${1:+oif vethb}
+
+	ip -n "$r" -6 route replace fc00:e::e/128 encap seg6local \
+		action End.X nh6 fc00:a::2 $oif count dev veths || return 1
+	ip -n "$r" -6 route replace fc00:e::d6/128 encap seg6local \
+		action End.DX6 nh6 fc00:a::2 $oif count dev veths || return 1
+	ip -n "$r" -6 route replace fc00:e::d4/128 encap seg6local \
+		action End.DX4 nh4 10.0.10.2 $oif count dev veths || return 1
+}
+
+# ping through $sid, expect the echo requests at node $want, none at the other
+check_path()
+{
+	local desc=$1 sid=$2 fam=$3 dst=$4 want=$5
+	local other a0 b0 a1 b1 p0 p1 got nogot
+
+	RET=0
+	[ "$want" = na ] && other=nb || other=na
+	a0=$(echos "$na" "$fam"); b0=$(echos "$nb" "$fam")
+	p0=$(sid_packets "$sid")
+
+	ip netns exec "$src" ping -"$fam" -q -c "$PINGS" -i 0.2 -W 2 "$dst" \
+		>/dev/null
+	check_err $? "ping $dst failed"
+
+	a1=$(echos "$na" "$fam"); b1=$(echos "$nb" "$fam")
+	p1=$(sid_packets "$sid")
+	if [ "$want" = na ]; then
+		got=$((a1 - a0)); nogot=$((b1 - b0))
+	else
+		got=$((b1 - b0)); nogot=$((a1 - a0))
+	fi
+	[ "$got" -eq "$PINGS" ]
+	check_err $? "$want received $got of $PINGS echo requests"
+	[ "$nogot" -eq 0 ]
+	check_err $? "$other received $nogot echo requests"
+	[ $((p1 - p0)) -eq "$PINGS" ]
+	check_err $? "$sid counted $((p1 - p0)) packets, not $PINGS"
+
+	log_test "$desc"
+}
+
+test_paths()
+{
+	add_sids ""
+	check_path "End.X without oif: route lookup picks na" \
+		fc00:e::e 6 fc00:9::1 na
+	check_path "End.DX6 without oif: route lookup picks na" \
+		fc00:e::d6 6 fc00:9::2 na
+	check_path "End.DX4 without oif: route lookup picks na" \
+		fc00:e::d4 4 10.9.9.1 na
+
+	add_sids oif
+	check_path "End.X oif vethb: cross-connect to nb" \
+		fc00:e::e 6 fc00:9::1 nb
+	check_path "End.DX6 oif vethb: cross-connect to nb" \
+		fc00:e::d6 6 fc00:9::2 nb
+	check_path "End.DX4 oif vethb: cross-connect to nb" \
+		fc00:e::d4 4 10.9.9.1 nb
+}
+
+test_show()
+{
+	local out
+
+	RET=0
+	out=$(ip -n "$r" -6 route show fc00:e::e/128)
+	echo "$out" | grep -q "action End.X nh6 fc00:a::2 oif vethb "
+	check_err $? "show: $out"
+	out=$(ip -n "$r" -6 route show fc00:e::d4/128)
+	echo "$out" | grep -q "action End.DX4 nh4 10.0.10.2 oif vethb "
+	check_err $? "show: $out"
+	out=$(ip -n "$r" -6 -j route show fc00:e::d6/128 |
+	      jq -r '.[0] | "\(.encap) \(.action) \(.nh6) \(.oif)"')
+	[ "$out" = "seg6local End.DX6 fc00:a::2 vethb" ]
+	check_err $? "json: $out"
+	log_test "oif is dumped back (text and JSON)"
+
+	# a saved table restores identically
+	RET=0
+	local before after
+	before=$(ip -n "$r" -6 route show | grep seg6local)
+	ip -n "$r" -6 route save table main > "$TMPF"
+	check_err $? "route save"
+	for sid in fc00:e::e fc00:e::d6 fc00:e::d4; do
+		ip -n "$r" -6 route del "$sid/128"
+	done
+	ip -n "$r" -6 route restore < "$TMPF" 2>/dev/null
+	after=$(ip -n "$r" -6 route show | grep seg6local)
+	[ "$before" = "$after" ]
+	check_err $? "restored routes differ: $after"
+	log_test "route save / restore round trip keeps oif"
+}
+
+# $1: description, $2: expected extack text, rest: the route
+check_reject()
+{
+	local desc=$1 msg=$2 before after out
+	shift 2
+
+	RET=0
+	before=$(ip -n "$r" -6 route show table all)
+	out=$(ip -n "$r" -6 route replace "$@" 2>&1)
+	check_fail $? "route accepted: $*"
+	echo "$out" | grep -qF "$msg"
+	check_err $? "error was: $out"
+	after=$(ip -n "$r" -6 route show table all)
+	[ "$before" = "$after" ]
+	check_err $? "a rejected route changed the table"
+	log_test "reject: $desc"
+}
+
+test_reject()
+{
+	ip -n "$r" link add dummy0 type dummy
+	ip -n "$other" link add dummy7 index 777 type dummy
+	ip -n "$other" link set dummy7 up
+
+	check_reject "unknown oif" "no such device" \
+		fc00:e::e/128 encap seg6local action End.X nh6 fc00:a::2 \
+		oif if4242 dev veths
+	check_reject "oif in another netns" "no such device" \
+		fc00:e::e/128 encap seg6local action End.X nh6 fc00:a::2 \
+		oif if777 dev veths
+	check_reject "oif down" "oif: device is down" \
+		fc00:e::d6/128 encap seg6local action End.DX6 nh6 fc00:a::2 \
+		oif dummy0 dev veths
+	check_reject "oif loopback" "loopback" \
+		fc00:e::d4/128 encap seg6local action End.DX4 nh4 10.0.10.2 \
+		oif lo dev veths
+	check_reject "oif on End" "oif is not supported by this behavior" \
+		fc00:e::e/128 encap seg6local action End oif vethb dev veths
+	check_reject "oif on End.DT6" "oif is not supported by this behavior" \
+		fc00:e::e/128 encap seg6local action End.DT6 table 254 \
+		oif vethb dev veths
+}
+
+test_mtu()
+{
+	local e0 e1 b0 b1
+
+	RET=0
+	add_sids oif
+	ip -n "$r" link set vethb mtu 1280
+	e0=$(snmp6 "$r" Ip6InTooBigErrors)
+	b0=$(echos "$nb" 6)
+	ip netns exec "$src" ping -6 -q -c 3 -i 0.2 -W 1 -s 1300 -M do \
+		fc00:9::1 >/dev/null 2>&1
+	e1=$(snmp6 "$r" Ip6InTooBigErrors)
+	b1=$(echos "$nb" 6)
+	[ $((e1 - e0)) -gt 0 ]
+	check_err $? "no Packet Too Big for a packet over the oif MTU"
+	[ $((b1 - b0)) -eq 0 ]
+	check_err $? "nb got $((b1 - b0)) packets larger than the MTU"
+	ip -n "$r" link set vethb mtu 1500
+	log_test "End.X oif honours the oif MTU (ICMPv6 Packet Too Big)"
+}
+
+test_down_up()
+{
+	local e0 e1
+
+	RET=0
+	add_sids oif
+	e0=$(sid_errors fc00:e::e)
+	ip -n "$r" link set vethb down
+	ip netns exec "$src" ping -6 -q -c 3 -i 0.2 -W 1 fc00:9::1 \
+		>/dev/null 2>&1
+	check_fail $? "ping through End.X with its oif down succeeded"
+	e1=$(sid_errors fc00:e::e)
+	[ $((e1 - e0)) -eq 3 ]
+	check_err $? "End.X counted $((e1 - e0)) errors, not 3"
+	ip -n "$r" link set vethb up
+	log_test "End.X oif down: packets dropped and counted as errors"
+
+	# and forwarding resumes once it is up again
+	check_path "End.X oif back up: cross-connect to nb again" \
+		fc00:e::e 6 fc00:9::1 nb
+}
+
+test_delete_under_traffic()
+{
+	local e0 e1
+
+	RET=0
+	add_sids oif
+	ip netns exec "$src" ping -6 -q -i 0.01 -W 1 fc00:9::1 \
+		>/dev/null 2>&1 &
+	PING_PID=$!
+	ip netns exec "$src" ping -4 -q -i 0.01 -W 1 10.9.9.1 \
+		>/dev/null 2>&1 &
+	sleep 1
+	# unregistering must not wait for references held by the routes
+	timeout 20 ip -n "$r" link del vethb
+	check_err $? "deleting the oif device hung or failed"
+	sleep 1
+	e0=$(sid_errors fc00:e::e)
+	sleep 1
+	e1=$(sid_errors fc00:e::e)
+	kill "$PING_PID" $! 2>/dev/null
+	wait 2>/dev/null
+	PING_PID=
+	[ "$e1" -gt "$e0" ]
+	check_err $? "End.X did not count drops after its oif went away"
+	ip -n "$r" -6 route show fc00:e::e/128 | grep -q "oif"
+	check_err $? "route vanished with its oif"
+	for sid in fc00:e::e fc00:e::d6 fc00:e::d4; do
+		ip -n "$r" -6 route del "$sid/128"
+		check_err $? "cannot delete $sid"
+	done
+	ip -n "$r" link show dev vethb >/dev/null 2>&1
+	check_fail $? "vethb still exists"
+	log_test "oif deleted under traffic: drops, no leak, routes removable"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: need root privileges"
+	exit "$ksft_skip"
+fi
+for cmd in ip jq ping; do
+	if ! command -v "$cmd" >/dev/null; then
+		echo "SKIP: $cmd not found"
+		exit "$ksft_skip"
+	fi
+done
+
+TMPF=$(mktemp)
+setup
+if ! ip -n "$r" -6 route add fc00:e::ff/128 encap seg6local \
+	action End.X nh6 fc00:a::2 oif vethb dev veths 2>/dev/null ||
+   ! ip -n "$r" -6 route show fc00:e::ff/128 | grep -q oif; then
+	echo "SKIP: kernel without oif for End.X"
+	rm -f "$TMPF"
+	exit "$ksft_skip"
+fi
+ip -n "$r" -6 route del fc00:e::ff/128
+
+test_paths
+test_show
+test_reject
+test_mtu
+test_down_up
+test_delete_under_traffic
+rm -f "$TMPF"
+
+exit "$EXIT_STATUS"
