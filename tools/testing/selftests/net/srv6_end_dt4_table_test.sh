@@ -155,7 +155,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: need root privileges"
 	exit "$ksft_skip"
 fi
-for cmd in ip jq ping; do
+for cmd in ip jq ping python3; do
 	if ! command -v "$cmd" >/dev/null; then
 		echo "SKIP: $cmd not found"
 		exit "$ksft_skip"
@@ -191,6 +191,33 @@ ip netns exec "$r" sysctl -wq net.ipv4.conf.all.forwarding=0
 check_deliver "End.DT4 table does not forward with IPv4 forwarding off" \
 	10.9.9.1 0 0 0 no
 ip netns exec "$r" sysctl -wq net.ipv4.conf.all.forwarding=1
+
+# crafted SRv6 packets with a malformed inner IPv4 header: dropped and
+# counted as errors, never routed
+RET=0
+mac=$(ip -n "$r" -j link show veths | jq -r '.[0].address')
+e0=$(sid_stat errors); b0=$(echos "$nb")
+ip netns exec "$src" python3 - "$mac" "$SID" <<-'EOF'
+	import sys
+	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, IP, ICMP
+	from scapy.all import sendp, conf
+	conf.verb = 0
+	mac, sid = sys.argv[1], sys.argv[2]
+	outer = (Ether(dst=mac) / IPv6(src="fc00:1::1", dst=sid) /
+	         IPv6ExtHdrSegmentRouting(addresses=[sid], segleft=0, nh=4))
+	dst = dict(src="10.1.1.1", dst="10.9.9.1")
+	sendp([outer / IP(ihl=15, **dst) / ICMP(),
+	       outer / IP(chksum=0x1234, **dst) / ICMP(),
+	       outer / IP(len=1400, **dst) / ICMP()], iface="veth0")
+EOF
+check_err $? "cannot send the crafted packets"
+sleep 1
+e1=$(sid_stat errors); b1=$(echos "$nb")
+[ $((e1 - e0)) -eq 3 ]
+check_err $? "End.DT4 counted $((e1 - e0)) errors, not 3"
+[ $((b1 - b0)) -eq 0 ]
+check_err $? "nb received $((b1 - b0)) malformed packets"
+log_test "End.DT4 table drops malformed inner IPv4 headers"
 
 check_reject "both table and vrftable" \
 	"table and vrftable are mutually exclusive" table 100 vrftable 100

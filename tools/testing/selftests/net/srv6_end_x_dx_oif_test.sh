@@ -285,11 +285,87 @@ test_reject()
 	check_reject "oif loopback" "loopback" \
 		fc00:e::d4/128 encap seg6local action End.DX4 nh4 10.0.10.2 \
 		oif lo dev veths
+	check_reject "multicast next hop" "the next hop must be a unicast" \
+		fc00:e::d6/128 encap seg6local action End.DX6 nh6 ff02::1 \
+		oif vethb dev veths
+	check_reject "broadcast next hop" "the next hop must be a unicast" \
+		fc00:e::d4/128 encap seg6local action End.DX4 \
+		nh4 255.255.255.255 oif vethb dev veths
 	check_reject "oif on End" "oif is not supported by this behavior" \
 		fc00:e::e/128 encap seg6local action End oif vethb dev veths
 	check_reject "oif on End.DT6" "oif is not supported by this behavior" \
 		fc00:e::e/128 encap seg6local action End.DT6 table 254 \
 		oif vethb dev veths
+}
+
+# crafted SRv6 packets whose inner packet is malformed: dropped, counted as
+# errors, never forwarded
+test_malformed()
+{
+	local mac a0 b0 a1 b1 e4 e6 e4n e6n
+
+	RET=0
+	add_sids oif
+	mac=$(ip -n "$r" -j link show veths | jq -r '.[0].address')
+	a0=$(($(echos "$na" 4) + $(echos "$na" 6)))
+	b0=$(($(echos "$nb" 4) + $(echos "$nb" 6)))
+	e4=$(sid_errors fc00:e::d4); e6=$(sid_errors fc00:e::d6)
+	ip netns exec "$src" python3 - "$mac" <<-'EOF'
+		import sys
+		from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting,
+		               IP, ICMP, ICMPv6EchoRequest, Raw, sendp,
+		               conf)
+		conf.verb = 0
+		mac = sys.argv[1]
+
+		def srv6(sid, nh, inner):
+		    return (Ether(dst=mac) /
+		        IPv6(src="fc00:1::1", dst=sid) /
+		        IPv6ExtHdrSegmentRouting(addresses=[sid],
+		                     segleft=0, nh=nh) /
+		        inner)
+
+		bad = [
+		    # End.DX4: IHL past the end, bad checksum, total length
+		    # past the end, loopback source, IHL below 5
+		    srv6("fc00:e::d4", 4, IP(ihl=15, src="10.1.1.1",
+		                 dst="10.9.9.1") / ICMP()),
+		    srv6("fc00:e::d4", 4, IP(chksum=0x1234, src="10.1.1.1",
+		                 dst="10.9.9.1") / ICMP()),
+		    srv6("fc00:e::d4", 4, IP(len=1400, src="10.1.1.1",
+		                 dst="10.9.9.1") / ICMP()),
+		    srv6("fc00:e::d4", 4, IP(src="127.0.0.1",
+		                 dst="10.9.9.1") / ICMP()),
+		    srv6("fc00:e::d4", 4, IP(ihl=3, src="10.1.1.1",
+		                 dst="10.9.9.1") / Raw(b"x" * 40)),
+		    # End.DX6: payload length past the end, zero (jumbo),
+		    # multicast destination, loopback source
+		    srv6("fc00:e::d6", 41, IPv6(plen=1000, src="fc00:1::1",
+		                    dst="fc00:9::2") /
+		         ICMPv6EchoRequest()),
+		    srv6("fc00:e::d6", 41, IPv6(plen=0, src="fc00:1::1",
+		                    dst="fc00:9::2") /
+		         ICMPv6EchoRequest()),
+		    srv6("fc00:e::d6", 41, IPv6(src="fc00:1::1",
+		                    dst="ff0e::1") /
+		         ICMPv6EchoRequest()),
+		    srv6("fc00:e::d6", 41, IPv6(src="::1", dst="fc00:9::2") /
+		         ICMPv6EchoRequest()),
+		]
+		sendp(bad, iface="veth0")
+	EOF
+	check_err $? "cannot send the crafted packets"
+	sleep 1
+	a1=$(($(echos "$na" 4) + $(echos "$na" 6)))
+	b1=$(($(echos "$nb" 4) + $(echos "$nb" 6)))
+	e4n=$(sid_errors fc00:e::d4); e6n=$(sid_errors fc00:e::d6)
+	[ $((a1 - a0 + b1 - b0)) -eq 0 ]
+	check_err $? "$((a1 - a0 + b1 - b0)) malformed packets were forwarded"
+	[ $((e4n - e4)) -eq 5 ]
+	check_err $? "End.DX4 counted $((e4n - e4)) errors, not 5"
+	[ $((e6n - e6)) -eq 4 ]
+	check_err $? "End.DX6 counted $((e6n - e6)) errors, not 4"
+	log_test "malformed inner packets are dropped and counted"
 }
 
 test_mtu()
@@ -374,7 +450,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: need root privileges"
 	exit "$ksft_skip"
 fi
-for cmd in ip jq ping; do
+for cmd in ip jq ping python3; do
 	if ! command -v "$cmd" >/dev/null; then
 		echo "SKIP: $cmd not found"
 		exit "$ksft_skip"
@@ -395,6 +471,7 @@ ip -n "$r" -6 route del fc00:e::ff/128
 test_paths
 test_show
 test_reject
+test_malformed
 test_mtu
 test_down_up
 test_delete_under_traffic
