@@ -216,6 +216,55 @@ test_paths()
 		fc00:e::d4 4 10.9.9.1 nb
 }
 
+# IPv6 routes r has allocated so far (fib_rt_alloc of /proc/net/rt6_stats)
+rt6_allocs()
+{
+	local f
+
+	read -r -a f < <(ip netns exec "$r" cat /proc/net/rt6_stats)
+	echo $((16#${f[2]}))
+}
+
+# The cross-connect's point: no route is allocated per packet.  Looking a
+# next hop on a connected prefix up with FLOWI_FLAG_KNOWN_NH, as End.X and
+# End.DX6 do without oif, allocates an uncached route for every packet:
+# counted here too, to show that the counter sees it.
+test_no_route_alloc()
+{
+	local n=50 a0 a1 d_lookup d_oif sid dst beh
+
+	for beh in End.X End.DX6; do
+		RET=0
+		if [ "$beh" = End.X ]; then
+			sid=fc00:e::e dst=fc00:9::1
+		else
+			sid=fc00:e::d6 dst=fc00:9::2
+		fi
+
+		add_sids ""
+		a0=$(rt6_allocs)
+		ip netns exec "$src" ping -6 -q -c "$n" -i 0.01 -W 2 "$dst" \
+			>/dev/null
+		check_err $? "ping $dst failed"
+		a1=$(rt6_allocs)
+		d_lookup=$((a1 - a0))
+
+		add_sids oif
+		a0=$(rt6_allocs)
+		ip netns exec "$src" ping -6 -q -c "$n" -i 0.01 -W 2 "$dst" \
+			>/dev/null
+		check_err $? "ping $dst failed"
+		a1=$(rt6_allocs)
+		d_oif=$((a1 - a0))
+
+		[ "$d_lookup" -ge "$n" ]
+		check_err $? "without oif: $d_lookup routes for $n packets, the counter does not see per-packet allocation"
+		[ "$d_oif" -lt 10 ]
+		check_err $? "with oif: $d_oif routes allocated for $n packets"
+		log_test "$beh oif allocates no route per packet ($d_oif vs $d_lookup for $n packets)"
+	done
+}
+
 test_show()
 {
 	local out
@@ -469,6 +518,7 @@ fi
 ip -n "$r" -6 route del fc00:e::ff/128
 
 test_paths
+test_no_route_alloc
 test_show
 test_reject
 test_malformed
