@@ -258,10 +258,11 @@ test_no_route_alloc()
 		d_oif=$((a1 - a0))
 
 		[ "$d_lookup" -ge "$n" ]
-		check_err $? "without oif: $d_lookup routes for $n packets, the counter does not see per-packet allocation"
+		check_err $? "no oif: $d_lookup routes for $n packets"
 		[ "$d_oif" -lt 10 ]
-		check_err $? "with oif: $d_oif routes allocated for $n packets"
-		log_test "$beh oif allocates no route per packet ($d_oif vs $d_lookup for $n packets)"
+		check_err $? "oif: $d_oif routes for $n packets"
+		log_test "$beh oif: no route per packet" \
+			"$d_oif vs $d_lookup for $n packets"
 	done
 }
 
