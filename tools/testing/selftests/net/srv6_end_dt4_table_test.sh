@@ -84,11 +84,11 @@ setup()
 	ip netns exec "$r" sysctl -wq net.ipv4.conf.default.rp_filter=0
 
 	# main: 10.9.9.1 and 10.8.8.1 via na; table 100: 10.9.9.1 via nb,
-	# and 10.7.7.7 is r's own address there
+	# and 10.7.7.7 is local to r there only (a local route, no address:
+	# the policy rules' lookup has no route for it)
 	ip -n "$r" -4 route add 10.9.9.1/32 via 10.0.10.2
 	ip -n "$r" -4 route add 10.8.8.1/32 via 10.0.10.2
 	ip -n "$r" -4 route add 10.9.9.1/32 via 10.0.11.2 table 100
-	ip -n "$r" addr add 10.7.7.7/32 dev lo
 	ip -n "$r" -4 route add local 10.7.7.7/32 dev lo table 100
 	ip -n "$r" -4 route add 10.1.1.0/24 dev veths table 100
 
