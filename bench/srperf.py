@@ -5,8 +5,8 @@
 For each behaviour of an experiment (bench/experiments/*.yaml) it builds the
 topology
 
-    gen netns --veth--> sut netns --veth--> sink netns
-      pktgen             forwarder           counts
+    gen netns --veth--> sut netns --> sink0 (dummy, in the SUT's netns)
+      pktgen             forwarder        counts
       (vCPU 0)           (vCPU 1, RPS)
 
 configures the forwarder with the behaviour's script (bench/cfg/NAME.sh, as
@@ -14,13 +14,15 @@ SRPerf's CFG scripts), and finds the Partial Drop Rate: the highest offered
 rate whose delivery ratio is at least 1 - threshold, by a binary search over
 the offered rate (SRPerf's Algorithm 1), repeated to give mean, CV and CI95.
 
-Traffic comes from vCPU 0: the kernel's pktgen for plain IPv4/IPv6 frames,
-straight to the SUT; netsniff-ng's trafgen (PACKET_MMAP) replaying a frame
-built with Scapy for frames with an SRH, which pktgen cannot build.
+Traffic comes from vCPU 0, from the kernel's pktgen: plain IPv4/IPv6 frames
+as pktgen builds them; any other frame (an SRH, ...) built with Scapy and
+written over pktgen's frames by an eBPF program at the generator veth's
+egress (bench/rewrite.py).
 
 Offered packets are counted at the generator's veth (sent + dropped), delivered
-packets at the sink's veth, and the per-CPU softirq work (/proc/net/softnet_stat)
-is recorded per trial to show that the SUT's work ran on vCPU 1.
+packets at the sink's veth when the generator stops, and the per-CPU softirq
+work (/proc/net/softnet_stat) is recorded per trial to show that the SUT's work
+ran on vCPU 1.
 
 usage: srperf.py EXPERIMENT.yaml OUTDIR [--smoke] [--only NAME[,NAME]]
 """
@@ -37,9 +39,11 @@ import time
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GEN, SUT, SINK = "srp-gen", "srp-sut", "srp-sink"
+GEN, SUT = "srp-gen", "srp-sut"
+SINK_MAC = "02:00:00:00:00:02"      # the sink's neighbour entries
 GEN_CPU, SUT_CPU = 0, 1
 BACKLOG = 10000
+DRAIN = 0.02           # seconds after the generator stops
 
 # Student's t, two-sided 95%, by degrees of freedom.
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
@@ -70,21 +74,31 @@ def sh(cmd, ns=None, check=True):
 
 
 class Topology:
-    """gen -> sut -> sink, offloads off, the SUT's receive work on SUT_CPU."""
+    """gen -> sut -> sink, offloads off, the SUT's receive work on SUT_CPU.
+
+    The sink is a dummy device in the SUT's netns (sink0): the SUT transmits
+    to it as to a NIC, and it counts and frees what it is given.  No second
+    receive path shares the SUT's CPU and backlog (a sink netns behind a
+    veth pair did: its receive work cost the SUT's CPU, and at overload the
+    generator's flood of the shared backlog dropped the SUT's output)."""
 
     def __init__(self):
         self.teardown()
-        for ns in (GEN, SUT, SINK):
+        for ns in (GEN, SUT):
             sh(f"ip netns add {ns}")
             sh("ip link set lo up", ns)
+        # One idle process in each netns: its /proc/PID/net gives the
+        # orchestrator pktgen's control files and the counters of that
+        # netns without a fork per reading.
+        self.holders = {ns: subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "1d"])
+                        for ns in (GEN, SUT)}
         sh(f"ip link add veth0 netns {GEN} type veth peer name veth0 netns {SUT}")
-        sh(f"ip link add veth1 netns {SUT} type veth peer name veth0 netns {SINK}")
-        for ns, dev in ((GEN, "veth0"), (SUT, "veth0"), (SUT, "veth1"),
-                        (SINK, "veth0")):
+        sh("ip link add sink0 type dummy", SUT)
+        for ns, dev in ((GEN, "veth0"), (SUT, "veth0"), (SUT, "sink0")):
             sh(f"ip link set {dev} up", ns)
             sh(f"ethtool -K {dev} gro off gso off tso off tx off rx off "
                f"> /dev/null 2>&1 || true", ns)
-        for ns in (GEN, SUT, SINK):
+        for ns in (GEN, SUT):
             sh("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
                "net.ipv6.conf.default.accept_dad=0 "
                "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
@@ -94,39 +108,38 @@ class Topology:
            "ip addr add 10.0.1.1/24 dev veth0", GEN)
         sh("ip -6 addr add fd00:1::2/64 dev veth0 nodad && "
            "ip addr add 10.0.1.2/24 dev veth0 && "
-           "ip -6 addr add fd00:2::1/64 dev veth1 nodad && "
-           "ip addr add 10.0.2.1/24 dev veth1", SUT)
-        # The sink only counts: IPv6 off on its veth, so that a delivered
-        # frame is dropped as soon as it is received.
-        sh("sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1", SINK)
-        self.mac = {
-            "sut0": self.macof(SUT, "veth0"),
-            "sink0": self.macof(SINK, "veth0"),
-        }
+           "ip -6 addr add fd00:2::1/64 dev sink0 nodad && "
+           "ip addr add 10.0.2.1/24 dev sink0", SUT)
+        self.mac = {"sut0": self.macof(SUT, "veth0"), "sink": SINK_MAC}
         # Static neighbours: no neighbour discovery in the measurement.
-        sh(f"ip -6 neigh add fd00:2::2 lladdr {self.mac['sink0']} dev veth1 nud permanent && "
-           f"ip neigh add 10.0.2.2 lladdr {self.mac['sink0']} dev veth1 nud permanent", SUT)
+        sh(f"ip -6 neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent && "
+           f"ip neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent", SUT)
         sh(f"ip -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
            f"ip neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent", GEN)
-        # RPS: the SUT's and the sink's receive work on SUT_CPU; the
-        # generator (pktgen's kthread, trafgen pinned) stays on GEN_CPU.
+        # RPS: the SUT's receive work on SUT_CPU; the generator (pktgen's
+        # kthread) stays on GEN_CPU.
         mask = format(1 << SUT_CPU, "x")
         # A backlog deep enough to absorb the generator's bursts: under TCG a
         # vCPU is descheduled by the host now and then and catches up in a
         # burst, which a 1000-packet backlog turns into loss that is not the
-        # SUT's.  (Global sysctl: the guest runs nothing else.)
+        # SUT's.  It cannot hide an overload: what is still queued when the
+        # generator stops counts as lost (Generator.run).  (Global sysctl:
+        # the guest runs nothing else.)
         sh(f"sysctl -qw net.core.netdev_max_backlog={BACKLOG}")
         sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", SUT)
-        sh(f"echo {mask} > /sys/class/net/veth1/queues/rx-0/rps_cpus", SUT)
-        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", SINK)
 
     @staticmethod
     def macof(ns, dev):
         return sh(f"cat /sys/class/net/{dev}/address", ns).strip()
 
-    @staticmethod
-    def teardown():
-        for ns in (GEN, SUT, SINK):
+    def proc_net(self, ns):
+        return f"/proc/{self.holders[ns].pid}/net"
+
+    def teardown(self):
+        for p in getattr(self, "holders", {}).values():
+            p.kill()
+            p.wait()
+        for ns in (GEN, SUT):
             sh(f"ip netns del {ns}", check=False)
 
 
@@ -139,11 +152,15 @@ def softnet():
     return out
 
 
-def counters():
-    g = sh("cat /sys/class/net/veth0/statistics/tx_packets "
-           "/sys/class/net/veth0/statistics/tx_dropped", GEN).split()
-    k = sh("cat /sys/class/net/veth0/statistics/rx_packets", SINK).split()
-    return int(g[0]) + int(g[1]), int(k[0])
+def netdev(path, dev):
+    """{rx, tx, tx_dropped} packets of DEV in a /proc/PID/net/dev."""
+    with open(path) as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if name.strip() == dev:
+                v = rest.split()
+                return {"rx": int(v[1]), "tx": int(v[9]), "tx_dropped": int(v[11])}
+    raise RuntimeError(f"no {dev} in {path}")
 
 
 def srv6_frame(traffic, size, src_mac, dst_mac):
@@ -170,12 +187,28 @@ def srv6_frame(traffic, size, src_mac, dst_mac):
     return raw(Ether(src=src_mac, dst=dst_mac) / outer / srh / inner)
 
 
-class Generator:
-    """Offers traffic to the SUT from GEN_CPU.
+def template(frame, pktgen_end=78):
+    """What the generator's rewrite writes over the UDP frame pktgen builds,
+    of the same length, to make it FRAME: FRAME from the IPv6 header on (the
+    Ethernet header is pktgen's: dst_mac, the device's address, 0x86dd, the
+    outer header of an SRv6 frame being IPv6), up to its last non-zero byte
+    and at least over pktgen's own headers (UDP, and the pktgen header with
+    its sequence number and timestamp: the frame's bytes up to PKTGEN_END),
+    which would otherwise show through in the inner packet.  Beyond that,
+    both frames are zeros."""
+    end = min(max(len(frame.rstrip(b"\0")), pktgen_end), len(frame))
+    return frame[14:end]
 
-    Plain IPv4/IPv6 (UDP) frames: the kernel's pktgen, straight to the SUT.
-    Frames with an SRH, which pktgen cannot build: netsniff-ng's trafgen
-    (PACKET_MMAP, qdisc bypassed) replaying the frame srv6_frame() built.
+
+class Generator:
+    """Offers traffic to the SUT from GEN_CPU with the kernel's pktgen.
+
+    Plain IPv4/IPv6 (UDP) frames: pktgen builds them.  Frames with an SRH,
+    which pktgen cannot build: pktgen builds an IPv6/UDP frame of the same
+    length, sent through the qdisc layer, and a program at the generator
+    veth's tcx egress hook rewrites it into the frame srv6_frame() built
+    (bench/rewrite.py: one bpf_skb_store_bytes() per packet).  Both run in
+    pktgen's kthread on GEN_CPU, on one fresh skb per packet.
     """
 
     def __init__(self, topo, traffic, size):
@@ -184,77 +217,85 @@ class Generator:
         self.size = size
         self.srh = traffic.get("encap") is not None
         self.dst_mac = topo.mac["sut0"]
+        self.pktgen = topo.proc_net(GEN) + "/pktgen"
+        self.frame_len = size
         if self.srh:
             frame = srv6_frame(traffic, size, topo.macof(GEN, "veth0"), self.dst_mac)
-            self.cfg = "/tmp/srperf-frame.cfg"
-            with open(self.cfg, "w") as f:
-                f.write("{ " + ", ".join(f"0x{b:02x}" for b in frame) + " }\n")
             self.frame_len = len(frame)
-            # trafgen mmaps a shared file in its current directory, which
-            # must not be 9p: a private tmpfs.
-            self.tmp = "/tmp/srperf-trafgen"
-            sh(f"mkdir -p {self.tmp} && (mountpoint -q {self.tmp} || "
-               f"mount -t tmpfs tmpfs {self.tmp})")
-        else:
-            self.frame_len = size
+            sh(f"/usr/bin/python3 {HERE}/rewrite.py veth0 14 "
+               f"{template(frame).hex()}", GEN)
 
     def pg(self, cmds):
-        lines = " && ".join(f"echo '{c}' > /proc/net/pktgen/{f}" for f, c in cmds)
-        sh(lines, GEN)
+        # One command per write, newline-terminated: pktgen scans a word
+        # up to white space, not up to the end of the write.
+        for f, c in cmds:
+            with open(f"{self.pktgen}/{f}", "w") as fd:
+                fd.write(c + "\n")
 
-    def start_pktgen(self, rate, count):
+    def setup(self, rate, count):
         t = self.traffic
         dev = "veth0"
         cmds = [(f"kpktgend_{GEN_CPU}", "rem_device_all"),
                 (f"kpktgend_{GEN_CPU}", f"add_device {dev}"),
-                (dev, f"count {count}"), (dev, f"pkt_size {self.size}"),
+                (dev, f"count {count}"), (dev, f"pkt_size {self.frame_len}"),
                 (dev, "clone_skb 0"), (dev, f"dst_mac {self.dst_mac}")]
-        if t["family"] == 6:
+        if self.srh:
+            # An IPv6 frame of the right length, rewritten on egress: its
+            # addresses do not matter; through the qdisc layer, for tcx.
+            cmds += [(dev, "dst6 fd00:1::2"), (dev, "src6 fd00:1::1"),
+                     (dev, "xmit_mode queue_xmit")]
+        elif t["family"] == 6:
             cmds += [(dev, f"dst6 {t['dst_addr']}"), (dev, f"src6 {t['src_addr']}")]
         else:
             cmds += [(dev, f"dst_min {t['dst_addr']}"), (dev, f"dst_max {t['dst_addr']}"),
                      (dev, f"src_min {t['src_addr']}"), (dev, f"src_max {t['src_addr']}")]
         cmds.append((dev, f"ratep {rate}" if rate else "delay 0"))
         self.pg(cmds)
-        return subprocess.Popen(["ip", "netns", "exec", GEN, "sh", "-c",
-                                 "echo start > /proc/net/pktgen/pgctrl"])
 
-    def start_trafgen(self, rate, count):
-        # No rate: as fast as it goes (a cap far above what TCG reaches).
-        rate = rate or 10000000
-        cmd = (f"cd {self.tmp} && exec taskset -c {GEN_CPU} trafgen -o veth0 "
-               f"-i {self.cfg} -n {count} -P 1 -b {int(rate)}pps -q -C -Q "
-               f"> /dev/null 2>&1")
-        return subprocess.Popen(["ip", "netns", "exec", GEN, "sh", "-c", cmd])
+    def result(self):
+        """pktgen's own measure of the run: (microseconds, packets sent)."""
+        with open(f"{self.pktgen}/veth0") as f:
+            for line in f:
+                if line.startswith("Result: OK:"):
+                    w = line.split()
+                    return int(w[2].split("(")[0]), int(w[4])
+        raise RuntimeError("pktgen reported no result")
 
     def run(self, rate, count):
         """Offer COUNT packets at RATE pps (0: as fast as possible).
 
-        The offered rate is measured, not assumed: the generator's counter is
-        sampled while it runs, and the rate is taken between its first and
-        its last packet (trafgen's start-up under TCG takes seconds)."""
-        s0, (i0, o0) = softnet(), counters()
-        start = self.start_trafgen if self.srh else self.start_pktgen
-        proc = start(rate, count)
-        samples = [(time.monotonic(), i0)]
-        while proc.poll() is None:
-            time.sleep(0.05)
-            samples.append((time.monotonic(), counters()[0]))
-        if proc.returncode != 0:
-            raise RuntimeError(f"generator exited with {proc.returncode}")
-        time.sleep(0.3)         # let the SUT drain its backlog
-        s1, (i1, o1) = softnet(), counters()
+        pktgen times its own run; the orchestrator waits for it (no process
+        forked on the generator's CPU meanwhile) and reads the counters of
+        the generator's and the sink's netns in their /proc/PID/net/dev.
+        Delivered packets are those the sink has when pktgen stops plus
+        DRAIN seconds: what is still queued in the SUT then is lost, so an
+        overloaded SUT cannot hide its deficit in the receive backlog."""
+        gen_dev, sut_dev = self.topo.proc_net(GEN) + "/dev", self.topo.proc_net(SUT) + "/dev"
+
+        def offered_now():      # sent + refused by the SUT's full backlog
+            c = netdev(gen_dev, "veth0")
+            return c["tx"] + c["tx_dropped"]
+
+        def delivered_now():
+            return netdev(sut_dev, "sink0")["tx"]
+
+        self.setup(rate, count)
+        s0, i0, o0 = softnet(), offered_now(), delivered_now()
+        # pgctrl acts on the writer's netns: the one write forks.
+        start = subprocess.run(["ip", "netns", "exec", GEN, "sh", "-c",
+                                "echo start > /proc/net/pktgen/pgctrl"])
+        if start.returncode != 0:
+            raise RuntimeError(f"pktgen exited with {start.returncode}")
+        time.sleep(DRAIN)
+        s1, i1, o1 = softnet(), offered_now(), delivered_now()
+        time.sleep(0.3)
+        late = delivered_now() - o1
+        usec, sent = self.result()
         offered, delivered = i1 - i0, o1 - o0
-        # Between the midpoints of the samples around the first and the last
-        # packet: within one sampling period of the truth at each end.
-        k = next((j for j, (_, c) in enumerate(samples) if c > i0), len(samples) - 1)
-        first = (samples[k][0] + samples[max(k - 1, 0)][0]) / 2
-        k = next((j for j, (_, c) in enumerate(samples) if c >= i1), len(samples) - 1)
-        last = (samples[k][0] + samples[max(k - 1, 0)][0]) / 2
-        elapsed = max(last - first, 0.05)
+        elapsed = max(usec / 1e6, 1e-3)
         return {
             "rate": rate, "offered": offered, "delivered": delivered,
-            "elapsed": elapsed,
+            "late": late, "elapsed": elapsed,
             "offered_pps": offered / elapsed,
             "delivered_pps": delivered / elapsed,
             "dr": delivered / offered if offered else 0.0,
@@ -299,7 +340,7 @@ def measure(name, exp, smoke):
     topo = Topology()
     try:
         # The CFG script configures the SUT and prints the traffic it needs.
-        out = subprocess.run(["bash", cfg, GEN, SUT, SINK], capture_output=True,
+        out = subprocess.run(["bash", cfg, GEN, SUT], capture_output=True,
                              text=True)
         if out.returncode != 0:
             raise RuntimeError(f"{cfg}: {out.stderr.strip()}")
@@ -371,9 +412,8 @@ def main():
     ap.add_argument("--only", default="")
     args = ap.parse_args()
 
-    # The orchestrator and everything it starts (trafgen, the counter
-    # reads) run on the generator's CPU: the SUT's CPU does only the SUT's
-    # work.
+    # The orchestrator and everything it starts run on the generator's
+    # CPU: the SUT's CPU does only the SUT's work.
     os.sched_setaffinity(0, {GEN_CPU})
     with open(args.experiment) as f:
         exp = yaml.safe_load(f)

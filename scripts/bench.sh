@@ -25,7 +25,14 @@ for n in ${names//,/ }; do
 	[ -n "${ONLY:-}" ] && opts+=" --only ${ONLY}"
 	guest+=" /usr/bin/python3 $TOP/bench/srperf.py $exp $out$opts 2>&1 | tee $out/$n.log; echo \${PIPESTATUS[0]} > $out/status.$n;"
 done
-"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+# idle=poll: an idle vCPU spins instead of halting.  Under TCG a halted
+# vCPU's thread sleeps on the host and wakes up on the next RPS IPI after a
+# host scheduling latency; at rates below saturation that latency, not the
+# forwarder, set the result (and its spread): PDRs roughly halved and CVs
+# doubled without it.  The bench's vCPUs are busy anyway.  VM_PIN: each
+# vCPU thread on a host CPU of its own (vm.sh).
+VM_PIN=1 VM_APPEND="idle=poll${VM_APPEND:+ $VM_APPEND}" \
+	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
 
 rc=0
 for n in ${names//,/ }; do

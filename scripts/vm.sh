@@ -14,6 +14,9 @@
 # passed), so callers take their results from files the command writes into
 # a --rwdir.
 #
+# VM_APPEND adds kernel command-line arguments.  VM_PIN=1 pins vCPU N's
+# thread to host CPU N (benchmarks: two busy vCPUs must not share a core).
+#
 # usage: vm.sh BZIMAGE [--rwdir DIR]... -- COMMAND...
 
 set -euo pipefail
@@ -61,5 +64,29 @@ kvm_opt=()
 export PATH=$(dirname "$(command -v "$VNG")"):$PATH
 echo "vm: booting $(basename "$bzimage") with $accel, $CPUS vCPUs, $MEM" >&2
 
-exec "$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p --cpus "$CPUS" --memory "$MEM" \
-	--append root=/dev/root "${rw[@]}" --exec "$*"
+qemu_opt=()
+if [ "${VM_PIN:-0}" = 1 ]; then
+	qemu_opt=(--qemu-opts="-name virtme-ng,debug-threads=on")
+	# QEMU names its vCPU threads "CPU N/TCG" (or /KVM): pin each to a
+	# host CPU of its own as soon as it exists.
+	(
+		ncpu=$(nproc)
+		for _ in $(seq 600); do
+			sleep 0.1
+			pid=$(pgrep -n -f "qemu-system.*debug-threads=on") || continue
+			pinned=0
+			for t in /proc/"$pid"/task/*; do
+				comm=$(cat "$t/comm" 2> /dev/null) || continue
+				case $comm in
+				"CPU "*/*)
+					n=${comm#CPU }; n=${n%%/*}
+					taskset -p -c $((n % ncpu)) "${t##*/}" > /dev/null && pinned=$((pinned + 1)) ;;
+				esac
+			done
+			[ "$pinned" -ge "$CPUS" ] && { echo "vm: pinned $pinned vCPU threads" >&2; exit 0; }
+		done
+		echo "vm: could not pin the vCPU threads" >&2
+	) &
+fi
+exec "$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p --cpus "$CPUS" --memory "$MEM" "${qemu_opt[@]}" \
+	--append "root=/dev/root${VM_APPEND:+ $VM_APPEND}" "${rw[@]}" --exec "$*"

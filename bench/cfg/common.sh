@@ -2,7 +2,7 @@
 #
 # Sourced by every forwarder configuration script (bench/cfg/NAME.sh), the
 # SRPerf CFG scripts of srperf.py.  Such a script is run with the names of the
-# generator, SUT and sink netns; it configures the SUT for its behaviour and
+# generator's and the SUT's netns; it configures the SUT for its behaviour and
 # prints, as its last line, the traffic it needs as JSON:
 #   family     4 or 6: the packet pktgen builds (UDP)
 #   dst_addr, src_addr
@@ -11,22 +11,23 @@
 #   dst        with encap: the prefix the generator stage's policy covers
 #
 # The topology (srperf.py):  gen veth0 fd00:1::1 10.0.1.1
-#                            sut veth0 fd00:1::2 10.0.1.2, veth1 fd00:2::1 10.0.2.1
-#                            sink veth0 (fd00:2::2, 10.0.2.2: static neighbours)
+#                            sut veth0 fd00:1::2 10.0.1.2, sink0 fd00:2::1 10.0.2.1
+#                            the sink: dummy sink0 in the SUT's netns, next hops
+#                            fd00:2::2 and 10.0.2.2 (static neighbours)
 # Traffic goes to fd00:9::1 or 10.9.0.1, behind the sink; the SUT's SIDs are
 # fc00:1::/32, further SIDs fc00:9::/32 are behind the sink.
 
 set -eu
-GEN=$1 SUT=$2 SINK=$3
+GEN=$1 SUT=$2
 
 sut() { ip -netns "$SUT" "$@"; }
 
 # The SUT's plain routes towards the sink, in table $1 (default main).
 sut_routes() {
 	local table=${1:-main}
-	sut -6 route replace fd00:9::/64 via fd00:2::2 dev veth1 table "$table"
-	sut -6 route replace fc00:9::/32 via fd00:2::2 dev veth1 table "$table"
-	sut -4 route replace 10.9.0.0/24 via 10.0.2.2 dev veth1 table "$table"
+	sut -6 route replace fd00:9::/64 via fd00:2::2 dev sink0 table "$table"
+	sut -6 route replace fc00:9::/32 via fd00:2::2 dev sink0 table "$table"
+	sut -4 route replace 10.9.0.0/24 via 10.0.2.2 dev sink0 table "$table"
 }
 
 # traffic FAMILY [SEGS [MODE [DST]]]: print the traffic spec.

@@ -5,5 +5,5 @@
 . "$(dirname "$0")/common.sh"
 
 sut_routes
-sut -4 route replace 10.9.0.0/24 encap seg6 mode encap segs fc00:9::1 dev veth1
+sut -4 route replace 10.9.0.0/24 encap seg6 mode encap segs fc00:9::1 dev sink0
 traffic 4

@@ -5,5 +5,5 @@
 . "$(dirname "$0")/common.sh"
 
 sut_routes
-sut -6 route replace fd00:9::/64 encap seg6 mode inline segs fc00:9::1 dev veth1
+sut -6 route replace fd00:9::/64 encap seg6 mode inline segs fc00:9::1 dev sink0
 traffic 6
