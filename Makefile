@@ -42,7 +42,7 @@ APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	libmnl-dev libnftnl-dev autoconf automake libtool libltdl-dev pkg-config \
 	libcap-dev \
 	python3-scapy python3-yaml python3-matplotlib tshark iputils-ping \
-	ethtool tcpdump socat jq
+	ethtool tcpdump socat jq nftables
 PIP_PKGS := virtme-ng==1.42
 
 # Print how long each stage took: $(call stage,NAME,COMMAND)

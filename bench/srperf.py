@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -331,17 +332,30 @@ def stats(values):
     }
 
 
+def cfg_script(name):
+    """The CFG script of a behaviour, and its arguments: bench/cfg/NAME.sh,
+    or, for NAME_N where there is no such script, bench/cfg/NAME.sh with the
+    argument N (e.g. srh_list_16: srh_list.sh with 16 rules)."""
+    cfg = os.path.join(HERE, "cfg", f"{name}.sh")
+    if os.path.exists(cfg):
+        return cfg, []
+    m = re.fullmatch(r"(.+)_(\d+)", name)
+    if m:
+        cfg = os.path.join(HERE, "cfg", f"{m.group(1)}.sh")
+        if os.path.exists(cfg):
+            return cfg, [m.group(2)]
+    raise RuntimeError(f"no forwarder configuration script for {name}")
+
+
 def measure(name, exp, smoke):
     """One repetition for one behaviour: a fresh topology, the forwarder
     configured by its CFG script, an MRR trial, then one PDR search."""
-    cfg = os.path.join(HERE, "cfg", f"{name}.sh")
-    if not os.path.exists(cfg):
-        raise RuntimeError(f"no forwarder configuration script {cfg}")
+    cfg, args = cfg_script(name)
     topo = Topology()
     try:
         # The CFG script configures the SUT and prints the traffic it needs.
-        out = subprocess.run(["bash", cfg, GEN, SUT], capture_output=True,
-                             text=True)
+        out = subprocess.run(["bash", cfg, GEN, SUT] + args,
+                             capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"{cfg}: {out.stderr.strip()}")
         traffic = json.loads(out.stdout.strip().splitlines()[-1])
