@@ -1,0 +1,490 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ipset hash:sr6: sets of SRv6 SID lists, matched with -m set against the
+# Segment List of the packet's SRH, with per-element counters.
+#
+#  +----+    +----+    +----+    +------------+    +----------------+    +----+
+#  | hs |----| r1 |----| r2 |----|     r3     |----|       r4       |----| hd |
+#  +----+    +----+    +----+    +------------+    +----------------+    +----+
+#            H.Encaps  sets      End fc00:3::e     End fc00:4::e(2)     fd00:d::a,
+#                      (transit)                   End.DT6 fc00:4::d6   ::b, ::c, ::e
+#
+# r1 steers the pings of hs to four addresses of hd over four SID lists:
+#   A  fd00:d::a  fc00:3::e,fc00:4::e,fc00:4::d6   H.Encaps
+#   B  fd00:d::b  fc00:3::e,fc00:4::e2,fc00:4::d6  H.Encaps, one SID differs
+#   C  fd00:d::c  fc00:3::e,fc00:4::e,fc00:4::d6   H.Encaps.Red: the SRH
+#                 carries fc00:4::e,fc00:4::d6 only
+#   E  fd00:d::e  fc00:4::d6                       H.Encaps, a single SID
+# r2 counts them with sets and ip6tables rules in its mangle table; the
+# replies come back without an SRH and must match nothing.
+
+source lib.sh
+
+readonly PINGS=5
+readonly LIST_A=fc00:3::e,fc00:4::e,fc00:4::d6
+readonly LIST_B=fc00:3::e,fc00:4::e2,fc00:4::d6
+readonly LIST_C=fc00:4::e,fc00:4::d6
+readonly LIST_E=fc00:4::d6
+# Lists that are not any flow's, each close to list A
+readonly DECOYS=(
+	fc00:4::d6,fc00:4::e,fc00:3::e		# reversed
+	fc00:3::e,fc00:4::e			# a prefix
+	fc00:3::e,fc00:4::e,fc00:4::d6,fc00:4::e2	# one SID longer
+	fc00:3::e,fc00:4::e,fc00:4::d7		# the last SID differs
+)
+# The IPv6 packet length at r2 of one ping (56 bytes of data) per flow:
+# outer header + SRH of n SIDs + inner IPv6 header + ICMPv6 echo
+readonly LEN_A=$((40 + 8 + 3 * 16 + 40 + 64))
+readonly LEN_C=$((40 + 8 + 2 * 16 + 40 + 64))
+readonly LEN_E=$((40 + 8 + 1 * 16 + 40 + 64))
+
+IPT=ip6tables
+
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+check_fail()
+{
+	check_err $((!$1)) "$2"
+}
+
+cleanup()
+{
+	cleanup_all_ns
+	rm -f "$TMP_SAVE1" "$TMP_SAVE2"
+}
+
+trap cleanup EXIT
+
+link()
+{
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip -n "$1" addr add "$5" dev "$2" nodad
+	ip -n "$3" addr add "$6" dev "$4" nodad
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
+setup()
+{
+	local ns
+
+	setup_ns hs r1 r2 r3 r4 hd || exit "$ksft_skip"
+
+	link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
+	link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
+	link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
+	link "$r3" veth1 "$r4" veth0 fc00:34::3/64 fc00:34::4/64
+	link "$r4" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::2/64
+	for a in a b c e; do
+		ip -n "$hd" addr add "fd00:d::$a/64" dev veth0 nodad
+	done
+
+	for ns in "$r1" "$r2" "$r3" "$r4"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
+	done
+
+	ip -n "$hs" -6 route add default via fd00:1::2
+	ip -n "$r1" -6 route add default via fc00:12::2
+	ip -n "$r2" -6 route add default via fc00:23::3
+	ip -n "$r2" -6 route add fd00:1::/64 via fc00:12::1
+	ip -n "$r3" -6 route add default via fc00:34::4
+	ip -n "$r3" -6 route add fd00:1::/64 via fc00:23::2
+	ip -n "$r4" -6 route add default via fc00:34::3
+	ip -n "$hd" -6 route add default via fd00:d::1
+
+	ip -n "$r1" -6 route add fd00:d::a/128 encap seg6 mode encap \
+		segs "$LIST_A" dev veth1
+	ip -n "$r1" -6 route add fd00:d::b/128 encap seg6 mode encap \
+		segs "$LIST_B" dev veth1
+	ip -n "$r1" -6 route add fd00:d::c/128 encap seg6 mode encap.red \
+		segs "$LIST_A" dev veth1
+	ip -n "$r1" -6 route add fd00:d::e/128 encap seg6 mode encap \
+		segs "$LIST_E" dev veth1
+
+	ip -n "$r3" -6 route add fc00:3::e/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r4" -6 route add fc00:4::e/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r4" -6 route add fc00:4::e2/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r4" -6 route add fc00:4::d6/128 encap seg6local \
+		action End.DT6 table 254 dev veth1
+}
+
+r2()
+{
+	ip netns exec "$r2" "$@"
+}
+
+# "packets bytes" of element $2 of set $1, or "none" if it is no member
+elem_counters()
+{
+	r2 ipset list "$1" |
+		awk -v e="$2" '
+			$1 == e {
+				for (i = 2; i < NF; i++) {
+					if ($i == "packets") p = $(i + 1)
+					if ($i == "bytes") b = $(i + 1)
+				}
+				print p, b; found = 1
+			}
+			END { if (!found) print "none" }'
+}
+
+# $1 set, $2 element, $3 packets, $4 bytes
+check_elem()
+{
+	local got
+
+	got=$(elem_counters "$1" "$2")
+	[ "$got" = "$3 $4" ]
+	check_err $? "$1 $2: counters \"$got\", not \"$3 $4\""
+}
+
+# Packet counters of the rules of chain $1, one per line, in order
+rule_counters()
+{
+	r2 "$IPT" -t mangle -L "$1" -n -v -x | awk 'NR > 2 { print $1 }'
+}
+
+ping_flow()
+{
+	local out
+
+	out=$(ip netns exec "$hs" ping -6 -q -c "${2:-$PINGS}" -i "${3:-0.1}" \
+		-W 2 "$1" 2>&1)
+	check_err $? "ping $1 failed: $(echo "$out" | grep -E 'transmitted|rror')"
+}
+
+test_counters()
+{
+	local d rules
+
+	RET=0
+	r2 ipset create flows hash:sr6 counters comment
+	check_err $? "cannot create a hash:sr6 set with counters"
+	for d in "$LIST_A" "$LIST_C" "$LIST_E" "${DECOYS[@]}"; do
+		r2 ipset add flows "$d"
+		check_err $? "cannot add $d"
+	done
+	r2 "$IPT" -t mangle -N mon
+	r2 "$IPT" -t mangle -A FORWARD -j mon
+	# Only the first rule updates the elements' counters
+	r2 "$IPT" -t mangle -A mon -m set --match-set flows src
+	r2 "$IPT" -t mangle -A mon -m set --match-set flows dst \
+		! --update-counters
+	r2 "$IPT" -t mangle -A mon -m set ! --match-set flows src \
+		! --update-counters
+	log_test "hash:sr6: create a set of 7 lists, of 1 to 4 SIDs"
+
+	RET=0
+	ping_flow fd00:d::a
+	ping_flow fd00:d::b
+	ping_flow fd00:d::c
+	ping_flow fd00:d::e
+	check_elem flows "$LIST_A" "$PINGS" $((PINGS * LEN_A))
+	check_elem flows "$LIST_C" "$PINGS" $((PINGS * LEN_C))
+	check_elem flows "$LIST_E" "$PINGS" $((PINGS * LEN_E))
+	for d in "${DECOYS[@]}"; do
+		check_elem flows "$d" 0 0
+	done
+	mapfile -t rules < <(rule_counters mon)
+	# rule 3: flow B and the 4 * PINGS replies, which carry no SRH
+	[ "${rules[*]}" = "$((3 * PINGS)) $((3 * PINGS)) $((5 * PINGS))" ]
+	check_err $? "rule counters ${rules[*]}"
+	log_test "hash:sr6: each element counts its own flow's packets and bytes"
+}
+
+# ipset test: whole lists only, the carried list of a reduced SRH included
+test_membership()
+{
+	RET=0
+	r2 ipset test flows "$LIST_C" 2>/dev/null
+	check_err $? "the carried list of a reduced SRH is not a member"
+	r2 ipset test flows "$LIST_A" 2>/dev/null
+	check_err $? "list A is not a member"
+	r2 ipset test flows "$LIST_A",fc00:9::1 2>/dev/null
+	check_fail $? "a list one SID longer than a member tests as a member"
+	r2 ipset test flows fc00:3::e 2>/dev/null
+	check_fail $? "a prefix of a member tests as a member"
+	r2 ipset test flows fc00:4::d6,fc00:4::e 2>/dev/null
+	check_fail $? "a member's list reversed tests as a member"
+	log_test "hash:sr6: ipset test, whole lists only"
+}
+
+# skbinfo: -j SET --map-set colours a flow with the mark of its element
+test_skbinfo()
+{
+	local rules
+
+	RET=0
+	r2 ipset create colour sr6hash skbinfo
+	check_err $? "cannot create a set with the sr6hash alias and skbinfo"
+	r2 ipset add colour "$LIST_A" skbmark 0x10
+	r2 ipset add colour "$LIST_E" skbmark 0x20
+	r2 "$IPT" -t mangle -N paint
+	r2 "$IPT" -t mangle -I FORWARD -j paint
+	r2 "$IPT" -t mangle -A paint -j SET --map-set colour src --map-mark
+	r2 "$IPT" -t mangle -A paint -m mark --mark 0x10
+	r2 "$IPT" -t mangle -A paint -m mark --mark 0x20
+	ping_flow fd00:d::a
+	ping_flow fd00:d::b
+	ping_flow fd00:d::e
+	mapfile -t rules < <(rule_counters paint)
+	[ "${rules[1]} ${rules[2]}" = "$PINGS $PINGS" ]
+	check_err $? "marked ${rules[1]} and ${rules[2]} packets, not $PINGS each"
+	r2 "$IPT" -t mangle -D FORWARD -j paint
+	r2 "$IPT" -t mangle -F paint
+	r2 "$IPT" -t mangle -X paint
+	log_test "hash:sr6: skbinfo and -j SET --map-mark colour the flows"
+}
+
+test_timeout()
+{
+	local before after
+
+	RET=0
+	r2 ipset create brief hash:sr6 timeout 30 counters
+	r2 ipset add brief "$LIST_A" timeout 2
+	r2 ipset add brief "$LIST_E"
+	r2 "$IPT" -t mangle -I FORWARD -m set --match-set brief src
+	ping_flow fd00:d::a 2 0.1
+	check_elem brief "$LIST_A" 2 $((2 * LEN_A))
+	sleep 3
+	r2 ipset test brief "$LIST_A" 2>/dev/null
+	check_fail $? "the element did not expire"
+	before=$(rule_counters FORWARD | head -n 1)
+	ping_flow fd00:d::a 2 0.1
+	after=$(rule_counters FORWARD | head -n 1)
+	[ "$before" = "$after" ]
+	check_err $? "an expired element still matched"
+	r2 ipset test brief "$LIST_E" 2>/dev/null
+	check_err $? "the element of the default timeout expired early"
+	r2 "$IPT" -t mangle -D FORWARD -m set --match-set brief src
+	r2 ipset destroy brief
+	log_test "hash:sr6: timeout"
+}
+
+test_save_restore()
+{
+	RET=0
+	r2 ipset add flows "$LIST_B" comment "flow B"
+	r2 ipset save flows > "$TMP_SAVE1"
+	grep -qxF "add flows $LIST_B packets 0 bytes 0 comment \"flow B\"" \
+		"$TMP_SAVE1" ||
+	grep -qxF "add flows $LIST_B comment \"flow B\" packets 0 bytes 0" \
+		"$TMP_SAVE1"
+	check_err $? "save does not show the element with its comment"
+	grep -q "^create flows hash:sr6 .*counters" "$TMP_SAVE1"
+	check_err $? "save does not create the set with counters"
+	sed -i 's/^\(create\|add\) flows /\1 copy /' "$TMP_SAVE1"
+	r2 ipset restore < "$TMP_SAVE1"
+	check_err $? "restore failed"
+	r2 ipset save copy > "$TMP_SAVE2"
+	diff "$TMP_SAVE1" "$TMP_SAVE2" >/dev/null
+	check_err $? "the restored set differs: $(diff "$TMP_SAVE1" "$TMP_SAVE2")"
+	[ "$(r2 ipset list copy -t | awk '/^Number of entries/ { print $4 }')" = 8 ]
+	check_err $? "list -t: not 8 entries"
+	r2 ipset list copy -o xml | grep -qF "<elem>$LIST_A</elem>"
+	check_err $? "-o xml does not show list A"
+	r2 ipset destroy copy
+	log_test "hash:sr6: save / restore round trip, comment, list -t, -o xml"
+}
+
+# $1 what, $2 error text, $3... ipset arguments
+check_reject()
+{
+	local what=$1 err=$2 before after out
+
+	shift 2
+	RET=0
+	before=$(r2 ipset save flows)
+	out=$(r2 ipset "$@" 2>&1)
+	check_fail $? "accepted: ipset $*"
+	echo "$out" | grep -qiF "$err"
+	check_err $? "error was: $out"
+	after=$(r2 ipset save flows)
+	[ "$before" = "$after" ]
+	check_err $? "a refused command changed the set"
+	log_test "hash:sr6: refuse $what"
+}
+
+test_reject()
+{
+	local l16=1::1 i
+
+	for i in 2 3 4 5 6 7 8 9 a b c d e f 10; do
+		l16+=",1::$i"
+	done
+	RET=0
+	r2 ipset add flows "$l16"
+	check_err $? "a list of 16 SIDs was refused"
+	r2 ipset test flows "$l16" 2>/dev/null
+	check_err $? "a list of 16 SIDs is not a member"
+	r2 ipset del flows "$l16"
+	check_err $? "a list of 16 SIDs cannot be deleted"
+	log_test "hash:sr6: a list of 16 SIDs"
+
+	check_reject "17 SIDs" "at most 16" add flows "$l16,1::11"
+	check_reject "an empty SID" "empty SID" add flows "fc00:3::e,,fc00:4::d6"
+	check_reject "an empty element" "empty SID" add flows ""
+	check_reject "a bad address" "IPv6 address" add flows "fc00:3::e,10.0.0.1"
+	check_reject "an existing element" "already added" add flows "$LIST_A"
+	check_reject "deleting a non-member" "not added" del flows "$LIST_B,1::1"
+
+	RET=0
+	r2 ipset add flows "$LIST_A" -exist
+	check_err $? "-exist add of a member failed"
+	log_test "hash:sr6: add -exist of a member"
+}
+
+# Crafted packets from hs, forwarded by r1 to r2.  $1: mac of r1.
+send_crafted()
+{
+	ip netns exec "$hs" python3 - "$1" "$2" <<-'EOF'
+	import sys
+	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
+	from scapy.all import sendp, conf
+	conf.verb = 0
+	mac, kind = sys.argv[1], sys.argv[2]
+	# Segment List order: the last segment first
+	a = ["fc00:4::d6", "fc00:4::e", "fc00:3::e"]
+	ip = Ether(dst=mac) / IPv6(src="fd00:1::1", dst="fc00:3::e", nh=43)
+
+	def srh(addresses, **kw):
+	    return IPv6ExtHdrSegmentRouting(addresses=addresses, nh=59, **kw)
+
+	if kind == "good":
+	    p = ip / srh(a, segleft=2, lastentry=2)
+	elif kind == "segleft-le+1":
+	    # Segments Left = Last Entry + 1 is valid (RFC 8754)
+	    p = ip / srh(a, segleft=3, lastentry=2)
+	elif kind == "overflow":
+	    # Last Entry 2 but room for two SIDs: the third one would be
+	    # read from the payload, where it is made to look like list A
+	    p = (ip / srh(a[:2], segleft=1, lastentry=2, len=4) /
+	         Raw(bytes(IPv6(dst=a[2]))[24:40]))
+	elif kind == "truncated":
+	    p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
+	    p[IPv6].plen = 48
+	elif kind == "segleft":
+	    p = ip / srh(a, segleft=5, lastentry=2)
+	elif kind == "type2":
+	    # a routing header of another type, with list A's bytes
+	    p = ip / srh(a, segleft=2, lastentry=2, type=2)
+	sendp(p, iface="veth0")
+	EOF
+}
+
+test_malformed()
+{
+	local mac kind before after want
+
+	mac=$(ip -n "$r1" -j link show veth0 | jq -r '.[0].address')
+	r2 ipset create crafted hash:sr6 counters
+	r2 ipset add crafted "$LIST_A"
+	r2 "$IPT" -t raw -A PREROUTING -m set --match-set crafted src
+
+	for kind in good segleft-le+1 overflow truncated segleft type2; do
+		RET=0
+		before=$(elem_counters crafted "$LIST_A")
+		send_crafted "$mac" "$kind"
+		check_err $? "cannot send a crafted packet"
+		sleep 0.5
+		after=$(elem_counters crafted "$LIST_A")
+		case $kind in
+		good|segleft-le+1) want=$((${before%% *} + 1)) ;;
+		*) want=${before%% *} ;;
+		esac
+		[ "${after%% *}" = "$want" ]
+		check_err $? "counters went from $before to $after"
+		case $kind in
+		good|segleft-le+1) log_test "hash:sr6: a crafted SRH ($kind) with list A matches" ;;
+		*) log_test "hash:sr6: a malformed SRH ($kind) matches nothing" ;;
+		esac
+	done
+	r2 "$IPT" -t raw -D PREROUTING -m set --match-set crafted src
+	r2 ipset destroy crafted
+}
+
+# Swap two sets under traffic: every SRv6 packet of flow A is counted once,
+# by the set the rule pointed at when the packet passed.
+test_swap()
+{
+	local pid pa pb n=60 i out swapped=0
+
+	RET=0
+	r2 ipset create next hash:sr6 counters
+	r2 ipset add next "$LIST_A"
+	r2 ipset create now hash:sr6 counters
+	r2 ipset add now "$LIST_A"
+	r2 "$IPT" -t mangle -I FORWARD -m set --match-set now src
+	out=$(mktemp)
+	ip netns exec "$hs" ping -6 -q -c "$n" -i 0.05 -W 2 fd00:d::a \
+		> "$out" 2>&1 &
+	pid=$!
+	for i in $(seq 20); do
+		r2 ipset swap now next || break
+		swapped=$((swapped + 1))
+		sleep 0.1
+	done
+	[ "$swapped" -eq 20 ]
+	check_err $? "swap failed after $swapped swaps"
+	wait "$pid"
+	grep -q " 0% packet loss" "$out"
+	check_err $? "pings were lost while the sets were swapped: $(grep loss "$out")"
+	rm -f "$out"
+	pa=$(elem_counters now "$LIST_A")
+	pb=$(elem_counters next "$LIST_A")
+	[ $((${pa%% *} + ${pb%% *})) -eq "$n" ]
+	check_err $? "the two sets counted ${pa%% *} + ${pb%% *} packets, not $n"
+	r2 ipset flush now
+	[ "$(elem_counters now "$LIST_A")" = none ]
+	check_err $? "flush left list A in the set"
+	r2 "$IPT" -t mangle -D FORWARD -m set --match-set now src
+	r2 ipset destroy now
+	r2 ipset destroy next
+	log_test "hash:sr6: swap under traffic, flush"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: need root privileges"
+	exit "$ksft_skip"
+fi
+for cmd in ip ipset ip6tables jq ping python3; do
+	if ! command -v "$cmd" >/dev/null; then
+		echo "SKIP: $cmd not found"
+		exit "$ksft_skip"
+	fi
+done
+if ! python3 -c 'import scapy' 2>/dev/null; then
+	echo "SKIP: python3 scapy not found"
+	exit "$ksft_skip"
+fi
+
+TMP_SAVE1=$(mktemp)
+TMP_SAVE2=$(mktemp)
+setup
+
+if ! r2 ipset create probe hash:sr6 2>/dev/null; then
+	echo "SKIP: ipset or the kernel has no hash:sr6 set type"
+	exit "$ksft_skip"
+fi
+r2 ipset destroy probe
+
+test_counters
+test_membership
+test_skbinfo
+test_timeout
+test_save_restore
+test_reject
+test_malformed
+test_swap
+
+exit "$EXIT_STATUS"
