@@ -147,10 +147,11 @@ check_elem()
 	check_err $? "$1 $2: counters \"$got\", not \"$3 $4\""
 }
 
-# Packet counters of the rules of chain $1, one per line, in order
+# Packet counters of the rules of chain $1 (table $2, default mangle), one
+# per line, in order
 rule_counters()
 {
-	r2 "$IPT" -t mangle -L "$1" -n -v -x | awk 'NR > 2 { print $1 }'
+	r2 "$IPT" -t "${2:-mangle}" -L "$1" -n -v -x | awk 'NR > 2 { print $1 }'
 }
 
 ping_flow()
@@ -315,6 +316,60 @@ check_reject()
 	log_test "hash:sr6: refuse $what"
 }
 
+# Add IPSET_ATTR_SID_LIST payloads of the given lengths in bytes to set $1
+# with raw IPSET_CMD_ADD messages, as ipset would not send them; print the
+# error of each answer (0 or -errno).  The payload of 16 bytes is the SID
+# fc00:9::99.
+raw_add()
+{
+	r2 python3 - "$@" <<-'EOF'
+	import socket, struct, sys
+
+	def attr(kind, payload):
+	    n = 4 + len(payload)
+	    return struct.pack("=HH", n, kind) + payload + bytes(-n % 4)
+
+	name = sys.argv[1].encode() + b"\0"
+	sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)
+	for seq, n in enumerate(map(int, sys.argv[2:]), 1):
+	    sids = socket.inet_pton(socket.AF_INET6, "fc00:9::99") * 17
+	    body = (struct.pack("=BBH", socket.AF_INET6, 0, 0) +
+	            attr(1, bytes([7])) +              # IPSET_ATTR_PROTOCOL
+	            attr(2, name) +                    # IPSET_ATTR_SETNAME
+	            attr(7 | 0x8000, attr(31, sids[:n])))  # DATA { SID_LIST }
+	    # NFNL_SUBSYS_IPSET << 8 | IPSET_CMD_ADD, NLM_F_REQUEST | NLM_F_ACK
+	    msg = struct.pack("=IHHII", 16 + len(body), 6 << 8 | 9, 1 | 4, seq, 0)
+	    sock.send(msg + body)
+	    answer = sock.recv(65536)
+	    kind = struct.unpack_from("=H", answer, 4)[0]
+	    print(struct.unpack_from("=i", answer, 16)[0] if kind == 2 else "none")
+	EOF
+}
+
+# The kernel's own checks, which ipset's parser never lets a list reach:
+# a SID list of 0 bytes, of a length that is not a whole number of SIDs, or
+# of 17 SIDs is refused with IPSET_ERR_PROTOCOL (4097), the set unchanged.
+test_kernel_reject()
+{
+	local before after out
+
+	RET=0
+	before=$(r2 ipset save flows)
+	out=$(raw_add flows 0 15 17 272 | tr '\n' ' ')
+	[ "$out" = "-4097 -4097 -4097 -4097 " ]
+	check_err $? "the kernel answered $out"
+	after=$(r2 ipset save flows)
+	[ "$before" = "$after" ]
+	check_err $? "a refused element changed the set"
+	out=$(raw_add flows 16)
+	[ "$out" = 0 ]
+	check_err $? "a raw add of one SID was answered $out"
+	r2 ipset test flows fc00:9::99 2>/dev/null
+	check_err $? "the raw add of one SID did not add it"
+	r2 ipset del flows fc00:9::99
+	log_test "hash:sr6: the kernel refuses SID lists of 0, 15, 17 and 272 bytes"
+}
+
 test_reject()
 {
 	local l16=1::1 i
@@ -373,6 +428,10 @@ send_crafted()
 	elif kind == "truncated":
 	    p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
 	    p[IPv6].plen = 48
+	elif kind == "tlv":
+	    # a PadN TLV after the Segment List, inside Hdr Ext Len
+	    p = (ip / srh(a, segleft=2, lastentry=2, len=8) /
+	         Raw(bytes([4, 14]) + bytes(14)))
 	elif kind == "segleft":
 	    p = ip / srh(a, segleft=5, lastentry=2)
 	elif kind == "type2":
@@ -384,32 +443,38 @@ send_crafted()
 
 test_malformed()
 {
-	local mac kind before after want
+	local mac kind before after want seen
 
 	mac=$(ip -n "$r1" -j link show veth0 | jq -r '.[0].address')
 	r2 ipset create crafted hash:sr6 counters
 	r2 ipset add crafted "$LIST_A"
+	# rule 1 counts every crafted packet that reaches r2, so that a
+	# packet that never arrives cannot pass for one that does not match
+	r2 "$IPT" -t raw -A PREROUTING -s fd00:1::1 -d fc00:3::e
 	r2 "$IPT" -t raw -A PREROUTING -m set --match-set crafted src
 
-	for kind in good segleft-le+1 overflow truncated segleft type2; do
+	for kind in good segleft-le+1 tlv overflow truncated segleft type2; do
 		RET=0
+		seen=$(rule_counters PREROUTING raw | head -n 1)
 		before=$(elem_counters crafted "$LIST_A")
 		send_crafted "$mac" "$kind"
 		check_err $? "cannot send a crafted packet"
 		sleep 0.5
 		after=$(elem_counters crafted "$LIST_A")
+		[ "$(rule_counters PREROUTING raw | head -n 1)" = $((seen + 1)) ]
+		check_err $? "the crafted packet did not reach r2"
 		case $kind in
-		good|segleft-le+1) want=$((${before%% *} + 1)) ;;
+		good|segleft-le+1|tlv) want=$((${before%% *} + 1)) ;;
 		*) want=${before%% *} ;;
 		esac
 		[ "${after%% *}" = "$want" ]
 		check_err $? "counters went from $before to $after"
 		case $kind in
-		good|segleft-le+1) log_test "hash:sr6: a crafted SRH ($kind) with list A matches" ;;
+		good|segleft-le+1|tlv) log_test "hash:sr6: a crafted SRH ($kind) with list A matches" ;;
 		*) log_test "hash:sr6: a malformed SRH ($kind) matches nothing" ;;
 		esac
 	done
-	r2 "$IPT" -t raw -D PREROUTING -m set --match-set crafted src
+	r2 "$IPT" -t raw -F PREROUTING
 	r2 ipset destroy crafted
 }
 
@@ -444,6 +509,8 @@ test_swap()
 	pb=$(elem_counters next "$LIST_A")
 	[ $((${pa%% *} + ${pb%% *})) -eq "$n" ]
 	check_err $? "the two sets counted ${pa%% *} + ${pb%% *} packets, not $n"
+	[ "${pa%% *}" -gt 0 ] && [ "${pb%% *}" -gt 0 ]
+	check_err $? "one set counted everything: the swaps did nothing"
 	r2 ipset flush now
 	[ "$(elem_counters now "$LIST_A")" = none ]
 	check_err $? "flush left list A in the set"
@@ -484,6 +551,7 @@ test_skbinfo
 test_timeout
 test_save_restore
 test_reject
+test_kernel_reject
 test_malformed
 test_swap
 
