@@ -20,12 +20,8 @@
 # replies come back without an SRH and must match nothing.
 
 source lib.sh
+source srv6_flows_lib.sh
 
-readonly PINGS=5
-readonly LIST_A=fc00:3::e,fc00:4::e,fc00:4::d6
-readonly LIST_B=fc00:3::e,fc00:4::e2,fc00:4::d6
-readonly LIST_C=fc00:4::e,fc00:4::d6
-readonly LIST_E=fc00:4::d6
 # Lists that are not any flow's, each close to list A
 readonly DECOYS=(
 	fc00:4::d6,fc00:4::e,fc00:3::e		# reversed
@@ -41,18 +37,6 @@ readonly LEN_E=$((40 + 8 + 1 * 16 + 40 + 64))
 
 IPT=ip6tables
 
-check_err()
-{
-	if (($1)); then
-		ret_set_ksft_status "$ksft_fail" "$2"
-	fi
-}
-
-check_fail()
-{
-	check_err $((!$1)) "$2"
-}
-
 cleanup()
 {
 	cleanup_all_ns
@@ -60,62 +44,6 @@ cleanup()
 }
 
 trap cleanup EXIT
-
-link()
-{
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
-	ip -n "$1" addr add "$5" dev "$2" nodad
-	ip -n "$3" addr add "$6" dev "$4" nodad
-	ip -n "$1" link set "$2" up
-	ip -n "$3" link set "$4" up
-}
-
-setup()
-{
-	local ns
-
-	setup_ns hs r1 r2 r3 r4 hd || exit "$ksft_skip"
-
-	link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
-	link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
-	link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
-	link "$r3" veth1 "$r4" veth0 fc00:34::3/64 fc00:34::4/64
-	link "$r4" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::2/64
-	for a in a b c e; do
-		ip -n "$hd" addr add "fd00:d::$a/64" dev veth0 nodad
-	done
-
-	for ns in "$r1" "$r2" "$r3" "$r4"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
-	done
-
-	ip -n "$hs" -6 route add default via fd00:1::2
-	ip -n "$r1" -6 route add default via fc00:12::2
-	ip -n "$r2" -6 route add default via fc00:23::3
-	ip -n "$r2" -6 route add fd00:1::/64 via fc00:12::1
-	ip -n "$r3" -6 route add default via fc00:34::4
-	ip -n "$r3" -6 route add fd00:1::/64 via fc00:23::2
-	ip -n "$r4" -6 route add default via fc00:34::3
-	ip -n "$hd" -6 route add default via fd00:d::1
-
-	ip -n "$r1" -6 route add fd00:d::a/128 encap seg6 mode encap \
-		segs "$LIST_A" dev veth1
-	ip -n "$r1" -6 route add fd00:d::b/128 encap seg6 mode encap \
-		segs "$LIST_B" dev veth1
-	ip -n "$r1" -6 route add fd00:d::c/128 encap seg6 mode encap.red \
-		segs "$LIST_A" dev veth1
-	ip -n "$r1" -6 route add fd00:d::e/128 encap seg6 mode encap \
-		segs "$LIST_E" dev veth1
-
-	ip -n "$r3" -6 route add fc00:3::e/128 encap seg6local action End \
-		dev veth1
-	ip -n "$r4" -6 route add fc00:4::e/128 encap seg6local action End \
-		dev veth1
-	ip -n "$r4" -6 route add fc00:4::e2/128 encap seg6local action End \
-		dev veth1
-	ip -n "$r4" -6 route add fc00:4::d6/128 encap seg6local \
-		action End.DT6 table 254 dev veth1
-}
 
 r2()
 {
@@ -147,20 +75,11 @@ check_elem()
 	check_err $? "$1 $2: counters \"$got\", not \"$3 $4\""
 }
 
-# Packet counters of the rules of chain $1 (table $2, default mangle), one
-# per line, in order
+# Packet counters of the rules of chain $1 of the mangle table, one per
+# line, in order
 rule_counters()
 {
-	r2 "$IPT" -t "${2:-mangle}" -L "$1" -n -v -x | awk 'NR > 2 { print $1 }'
-}
-
-ping_flow()
-{
-	local out
-
-	out=$(ip netns exec "$hs" ping -6 -q -c "${2:-$PINGS}" -i "${3:-0.1}" \
-		-W 2 "$1" 2>&1)
-	check_err $? "ping $1 failed: $(echo "$out" | grep -E 'transmitted|rror')"
+	r2 "$IPT" -t mangle -L "$1" -n -v -x | awk 'NR > 2 { print $1 }'
 }
 
 test_counters()
@@ -399,48 +318,6 @@ test_reject()
 	log_test "hash:sr6: add -exist of a member"
 }
 
-# Crafted packets from hs, forwarded by r1 to r2.  $1: mac of r1.
-send_crafted()
-{
-	ip netns exec "$hs" python3 - "$1" "$2" <<-'EOF'
-	import sys
-	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
-	from scapy.all import sendp, conf
-	conf.verb = 0
-	mac, kind = sys.argv[1], sys.argv[2]
-	# Segment List order: the last segment first
-	a = ["fc00:4::d6", "fc00:4::e", "fc00:3::e"]
-	ip = Ether(dst=mac) / IPv6(src="fd00:1::1", dst="fc00:3::e", nh=43)
-
-	def srh(addresses, **kw):
-	    return IPv6ExtHdrSegmentRouting(addresses=addresses, nh=59, **kw)
-
-	if kind == "good":
-	    p = ip / srh(a, segleft=2, lastentry=2)
-	elif kind == "segleft-le+1":
-	    # Segments Left = Last Entry + 1 is valid (RFC 8754)
-	    p = ip / srh(a, segleft=3, lastentry=2)
-	elif kind == "overflow":
-	    # Last Entry 2 but room for two SIDs: the third one would be
-	    # read from the payload, where it is made to look like list A
-	    p = (ip / srh(a[:2], segleft=1, lastentry=2, len=4) /
-	         Raw(bytes(IPv6(dst=a[2]))[24:40]))
-	elif kind == "truncated":
-	    p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
-	    p[IPv6].plen = 48
-	elif kind == "tlv":
-	    # a PadN TLV after the Segment List, inside Hdr Ext Len
-	    p = (ip / srh(a, segleft=2, lastentry=2, len=8) /
-	         Raw(bytes([4, 14]) + bytes(14)))
-	elif kind == "segleft":
-	    p = ip / srh(a, segleft=5, lastentry=2)
-	elif kind == "type2":
-	    # a routing header of another type, with list A's bytes
-	    p = ip / srh(a, segleft=2, lastentry=2, type=2)
-	sendp(p, iface="veth0")
-	EOF
-}
-
 test_malformed()
 {
 	local mac kind before after want seen
@@ -448,20 +325,18 @@ test_malformed()
 	mac=$(ip -n "$r1" -j link show veth0 | jq -r '.[0].address')
 	r2 ipset create crafted hash:sr6 counters
 	r2 ipset add crafted "$LIST_A"
-	# rule 1 counts every crafted packet that reaches r2, so that a
-	# packet that never arrives cannot pass for one that does not match
-	r2 "$IPT" -t raw -A PREROUTING -s fd00:1::1 -d fc00:3::e
 	r2 "$IPT" -t raw -A PREROUTING -m set --match-set crafted src
+	crafted_watch "$IPT"
 
 	for kind in good segleft-le+1 tlv overflow truncated segleft type2; do
 		RET=0
-		seen=$(rule_counters PREROUTING raw | head -n 1)
+		seen=$(crafted_seen "$IPT")
 		before=$(elem_counters crafted "$LIST_A")
 		send_crafted "$mac" "$kind"
 		check_err $? "cannot send a crafted packet"
 		sleep 0.5
 		after=$(elem_counters crafted "$LIST_A")
-		[ "$(rule_counters PREROUTING raw | head -n 1)" = $((seen + 1)) ]
+		[ "$(crafted_seen "$IPT")" = $((seen + 1)) ]
 		check_err $? "the crafted packet did not reach r2"
 		case $kind in
 		good|segleft-le+1|tlv) want=$((${before%% *} + 1)) ;;
@@ -470,11 +345,16 @@ test_malformed()
 		[ "${after%% *}" = "$want" ]
 		check_err $? "counters went from $before to $after"
 		case $kind in
-		good|segleft-le+1|tlv) log_test "hash:sr6: a crafted SRH ($kind) with list A matches" ;;
-		*) log_test "hash:sr6: a malformed SRH ($kind) matches nothing" ;;
+		good|segleft-le+1|tlv)
+			log_test "hash:sr6: a crafted SRH ($kind) with list A matches"
+			;;
+		*)
+			log_test "hash:sr6: a malformed SRH ($kind) matches nothing"
+			;;
 		esac
 	done
-	r2 "$IPT" -t raw -F PREROUTING
+	crafted_unwatch "$IPT"
+	r2 "$IPT" -t raw -D PREROUTING -m set --match-set crafted src
 	r2 ipset destroy crafted
 }
 

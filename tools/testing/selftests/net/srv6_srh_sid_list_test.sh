@@ -22,28 +22,11 @@
 # whole test runs with ip6tables-legacy and with ip6tables-nft.
 
 source lib.sh
-
-readonly PINGS=5
-readonly LIST_A=fc00:3::e,fc00:4::e,fc00:4::d6
-readonly LIST_B=fc00:3::e,fc00:4::e2,fc00:4::d6
-readonly LIST_C=fc00:4::e,fc00:4::d6
-readonly LIST_E=fc00:4::d6
+source srv6_flows_lib.sh
 
 IPT=
 IPT_SAVE=
 IPT_RESTORE=
-
-check_err()
-{
-	if (($1)); then
-		ret_set_ksft_status "$ksft_fail" "$2"
-	fi
-}
-
-check_fail()
-{
-	check_err $((!$1)) "$2"
-}
 
 cleanup()
 {
@@ -52,62 +35,6 @@ cleanup()
 }
 
 trap cleanup EXIT
-
-link()
-{
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
-	ip -n "$1" addr add "$5" dev "$2" nodad
-	ip -n "$3" addr add "$6" dev "$4" nodad
-	ip -n "$1" link set "$2" up
-	ip -n "$3" link set "$4" up
-}
-
-setup()
-{
-	local ns
-
-	setup_ns hs r1 r2 r3 r4 hd || exit "$ksft_skip"
-
-	link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
-	link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
-	link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
-	link "$r3" veth1 "$r4" veth0 fc00:34::3/64 fc00:34::4/64
-	link "$r4" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::2/64
-	for a in a b c e; do
-		ip -n "$hd" addr add "fd00:d::$a/64" dev veth0 nodad
-	done
-
-	for ns in "$r1" "$r2" "$r3" "$r4"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
-	done
-
-	ip -n "$hs" -6 route add default via fd00:1::2
-	ip -n "$r1" -6 route add default via fc00:12::2
-	ip -n "$r2" -6 route add default via fc00:23::3
-	ip -n "$r2" -6 route add fd00:1::/64 via fc00:12::1
-	ip -n "$r3" -6 route add default via fc00:34::4
-	ip -n "$r3" -6 route add fd00:1::/64 via fc00:23::2
-	ip -n "$r4" -6 route add default via fc00:34::3
-	ip -n "$hd" -6 route add default via fd00:d::1
-
-	ip -n "$r1" -6 route add fd00:d::a/128 encap seg6 mode encap \
-		segs "$LIST_A" dev veth1
-	ip -n "$r1" -6 route add fd00:d::b/128 encap seg6 mode encap \
-		segs "$LIST_B" dev veth1
-	ip -n "$r1" -6 route add fd00:d::c/128 encap seg6 mode encap.red \
-		segs "$LIST_A" dev veth1
-	ip -n "$r1" -6 route add fd00:d::e/128 encap seg6 mode encap \
-		segs "$LIST_E" dev veth1
-
-	ip -n "$r3" -6 route add fc00:3::e/128 encap seg6local action End \
-		dev veth1
-	ip -n "$r4" -6 route add fc00:4::e/128 encap seg6local action End \
-		dev veth1
-	ip -n "$r4" -6 route add fc00:4::e2/128 encap seg6local action End \
-		dev veth1
-	ip -n "$r4" -6 route add fc00:4::d6/128 encap seg6local \
-		action End.DT6 table 254 dev veth1
-}
 
 # The counters of the rules of chain $2 in netns $1, one per line, in order
 counters()
@@ -131,14 +58,6 @@ check_counts()
 		[ "$got" -eq "$n" ]
 		check_err $? "$chain rule $i counted $got packets, not $n"
 	done
-}
-
-ping_flow()
-{
-	local out
-
-	out=$(ip netns exec "$hs" ping -6 -q -c "$PINGS" -i 0.1 -W 2 "$1" 2>&1)
-	check_err $? "ping $1 failed: $(echo "$out" | grep -E 'transmitted|rror')"
 }
 
 # Counting rules at r2 (before the first segment) and r4 (after it)
@@ -213,62 +132,41 @@ test_flows()
 	log_test "$IPT: the same lists count the same flows after the first segment"
 }
 
-# Crafted packets from hs, forwarded by r1 to r2.  $1: mac of r1.
-send_crafted()
-{
-	ip netns exec "$hs" python3 - "$1" "$2" <<-'EOF'
-	import sys
-	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
-	from scapy.all import sendp, conf
-	conf.verb = 0
-	mac, kind = sys.argv[1], sys.argv[2]
-	# Segment List order: the last segment first
-	a = ["fc00:4::d6", "fc00:4::e", "fc00:3::e"]
-	ip = Ether(dst=mac) / IPv6(src="fd00:1::1", dst="fc00:3::e", nh=43)
-
-	def srh(addresses, **kw):
-	    return IPv6ExtHdrSegmentRouting(addresses=addresses, nh=59, **kw)
-
-	if kind == "good":
-	    p = ip / srh(a, segleft=2, lastentry=2)
-	elif kind == "overflow":
-	    # Last Entry 2 but room for two SIDs: the third one would be
-	    # read from the payload, where it is made to look like list A
-	    p = (ip / srh(a[:2], segleft=1, lastentry=2, len=4) /
-	         Raw(bytes(IPv6(dst=a[2]))[24:40]))
-	elif kind == "truncated":
-	    p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
-	    p[IPv6].plen = 48
-	elif kind == "segleft":
-	    p = ip / srh(a, segleft=5, lastentry=2)
-	sendp(p, iface="veth0")
-	EOF
-}
-
 test_malformed()
 {
-	local mac kind
+	local mac kind seen
 
 	mac=$(ip -n "$r1" -j link show veth0 | jq -r '.[0].address')
+	crafted_watch "$IPT"
 
-	RET=0
-	mapfile -t BEFORE < <(counters "$r2" mon)
-	send_crafted "$mac" good
-	check_err $? "cannot send a crafted packet"
-	sleep 0.5
-	check_counts "$r2" mon 1=1 8=0
-	log_test "$IPT: a crafted SRH with list A matches list A"
-
-	for kind in overflow truncated segleft; do
+	for kind in good tlv segleft-le+1 overflow truncated segleft type2; do
 		RET=0
+		seen=$(crafted_seen "$IPT")
 		mapfile -t BEFORE < <(counters "$r2" mon)
 		send_crafted "$mac" "$kind"
 		check_err $? "cannot send a crafted packet"
 		sleep 0.5
-		check_counts "$r2" mon 1=0 2=0 3=0 4=0 5=0 6=0 7=0 8=0 9=0 10=0 \
-			11=0 12=0
-		log_test "$IPT: a malformed SRH ($kind) matches nothing, not even !"
+		[ "$(crafted_seen "$IPT")" = $((seen + 1)) ]
+		check_err $? "the crafted packet did not reach r2"
+		case $kind in
+		good|tlv)
+			check_counts "$r2" mon 1=1 8=0
+			log_test "$IPT: a crafted SRH ($kind) with list A matches list A"
+			;;
+		segleft-le+1)
+			# valid, but no srh option matches before the
+			# first segment of a reduced SRH (as documented)
+			check_counts "$r2" mon 1=0 8=0 12=0
+			log_test "$IPT: Segments Left = Last Entry + 1 matches nothing"
+			;;
+		*)
+			check_counts "$r2" mon 1=0 2=0 3=0 4=0 5=0 6=0 7=0 8=0 \
+				9=0 10=0 11=0 12=0
+			log_test "$IPT: a malformed SRH ($kind) matches nothing, not even !"
+			;;
+		esac
 	done
+	crafted_unwatch "$IPT"
 }
 
 test_save_restore()

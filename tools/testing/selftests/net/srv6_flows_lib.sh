@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the SRv6 flow tests (srv6_srh_sid_list_test.sh,
+# srv6_hash_sr6_test.sh), after lib.sh: their topology, their four flows
+# and the helpers they share.
+#
+#  +----+    +----+    +----+    +------------+    +----------------+    +----+
+#  | hs |----| r1 |----| r2 |----|     r3     |----|       r4       |----| hd |
+#  +----+    +----+    +----+    +------------+    +----------------+    +----+
+#            H.Encaps  transit   End fc00:3::e     End fc00:4::e(2)     fd00:d::a,
+#                                                  End.DT6 fc00:4::d6   ::b, ::c, ::e
+#
+# r1 steers the pings of hs to four addresses of hd over four SID lists:
+#   A  fd00:d::a  fc00:3::e,fc00:4::e,fc00:4::d6   H.Encaps
+#   B  fd00:d::b  fc00:3::e,fc00:4::e2,fc00:4::d6  H.Encaps, one SID differs
+#   C  fd00:d::c  fc00:3::e,fc00:4::e,fc00:4::d6   H.Encaps.Red: the SRH
+#                 carries fc00:4::e,fc00:4::d6 only
+#   E  fd00:d::e  fc00:4::d6                       H.Encaps, a single SID
+# The replies come back without an SRH.
+
+readonly PINGS=5
+readonly LIST_A=fc00:3::e,fc00:4::e,fc00:4::d6
+readonly LIST_B=fc00:3::e,fc00:4::e2,fc00:4::d6
+readonly LIST_C=fc00:4::e,fc00:4::d6
+readonly LIST_E=fc00:4::d6
+
+# check_err STATUS MSG: fail the test case with MSG if STATUS is not 0
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+check_fail()
+{
+	check_err $((!$1)) "$2"
+}
+
+# link NS1 DEV1 NS2 DEV2 ADDR1 ADDR2: a veth pair, up, addresses without DAD
+link()
+{
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip -n "$1" addr add "$5" dev "$2" nodad
+	ip -n "$3" addr add "$6" dev "$4" nodad
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
+# The topology above, with the four flows' routes at r1
+setup()
+{
+	local ns
+
+	setup_ns hs r1 r2 r3 r4 hd || exit "$ksft_skip"
+
+	link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
+	link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
+	link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
+	link "$r3" veth1 "$r4" veth0 fc00:34::3/64 fc00:34::4/64
+	link "$r4" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::2/64
+	for a in a b c e; do
+		ip -n "$hd" addr add "fd00:d::$a/64" dev veth0 nodad
+	done
+
+	for ns in "$r1" "$r2" "$r3" "$r4"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
+	done
+
+	ip -n "$hs" -6 route add default via fd00:1::2
+	ip -n "$r1" -6 route add default via fc00:12::2
+	ip -n "$r2" -6 route add default via fc00:23::3
+	ip -n "$r2" -6 route add fd00:1::/64 via fc00:12::1
+	ip -n "$r3" -6 route add default via fc00:34::4
+	ip -n "$r3" -6 route add fd00:1::/64 via fc00:23::2
+	ip -n "$r4" -6 route add default via fc00:34::3
+	ip -n "$hd" -6 route add default via fd00:d::1
+
+	ip -n "$r1" -6 route add fd00:d::a/128 encap seg6 mode encap \
+		segs "$LIST_A" dev veth1
+	ip -n "$r1" -6 route add fd00:d::b/128 encap seg6 mode encap \
+		segs "$LIST_B" dev veth1
+	ip -n "$r1" -6 route add fd00:d::c/128 encap seg6 mode encap.red \
+		segs "$LIST_A" dev veth1
+	ip -n "$r1" -6 route add fd00:d::e/128 encap seg6 mode encap \
+		segs "$LIST_E" dev veth1
+
+	ip -n "$r3" -6 route add fc00:3::e/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r4" -6 route add fc00:4::e/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r4" -6 route add fc00:4::e2/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r4" -6 route add fc00:4::d6/128 encap seg6local \
+		action End.DT6 table 254 dev veth1
+}
+
+# ping_flow DST [COUNT [INTERVAL]]: pings from hs, which must all be answered
+ping_flow()
+{
+	local out
+
+	out=$(ip netns exec "$hs" ping -6 -q -c "${2:-$PINGS}" -i "${3:-0.1}" \
+		-W 2 "$1" 2>&1)
+	check_err $? "ping $1 failed: $(echo "$out" | grep -E 'transmitted|rror')"
+}
+
+# Crafted packets from hs, forwarded by r1 to r2.  $1: mac of r1.
+send_crafted()
+{
+	ip netns exec "$hs" python3 - "$1" "$2" <<-'EOF'
+	import sys
+	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
+	from scapy.all import sendp, conf
+	conf.verb = 0
+	mac, kind = sys.argv[1], sys.argv[2]
+	# Segment List order: the last segment first
+	a = ["fc00:4::d6", "fc00:4::e", "fc00:3::e"]
+	ip = Ether(dst=mac) / IPv6(src="fd00:1::1", dst="fc00:3::e", nh=43)
+
+	def srh(addresses, **kw):
+	    return IPv6ExtHdrSegmentRouting(addresses=addresses, nh=59, **kw)
+
+	if kind == "good":
+	    p = ip / srh(a, segleft=2, lastentry=2)
+	elif kind == "segleft-le+1":
+	    # Segments Left = Last Entry + 1 is valid (RFC 8754)
+	    p = ip / srh(a, segleft=3, lastentry=2)
+	elif kind == "overflow":
+	    # Last Entry 2 but room for two SIDs: the third one would be
+	    # read from the payload, where it is made to look like list A
+	    p = (ip / srh(a[:2], segleft=1, lastentry=2, len=4) /
+	         Raw(bytes(IPv6(dst=a[2]))[24:40]))
+	elif kind == "truncated":
+	    p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
+	    p[IPv6].plen = 48
+	elif kind == "tlv":
+	    # a PadN TLV after the Segment List, inside Hdr Ext Len
+	    p = (ip / srh(a, segleft=2, lastentry=2, len=8) /
+	         Raw(bytes([4, 14]) + bytes(14)))
+	elif kind == "segleft":
+	    p = ip / srh(a, segleft=5, lastentry=2)
+	elif kind == "type2":
+	    # a routing header of another type, with list A's bytes
+	    p = ip / srh(a, segleft=2, lastentry=2, type=2)
+	sendp(p, iface="veth0")
+	EOF
+}
+
+# crafted_watch IPT: count, in the first rule of r2's raw PREROUTING, the
+# crafted packets of send_crafted that reach r2; crafted_seen IPT: that
+# count; crafted_unwatch IPT: remove the rule.  A packet lost on the way
+# must not pass for one that a match refused.
+crafted_watch()
+{
+	ip netns exec "$r2" "$1" -t raw -I PREROUTING -s fd00:1::1 -d fc00:3::e
+}
+
+crafted_seen()
+{
+	ip netns exec "$r2" "$1" -t raw -L PREROUTING -n -v -x |
+		awk 'NR == 3 { print $1 }'
+}
+
+crafted_unwatch()
+{
+	ip netns exec "$r2" "$1" -t raw -D PREROUTING -s fd00:1::1 -d fc00:3::e
+}
