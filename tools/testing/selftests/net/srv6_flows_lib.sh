@@ -24,6 +24,8 @@ readonly LIST_A=fc00:3::e,fc00:4::e,fc00:4::d6
 readonly LIST_B=fc00:3::e,fc00:4::e2,fc00:4::d6
 readonly LIST_C=fc00:4::e,fc00:4::d6
 readonly LIST_E=fc00:4::d6
+# The longest list the matches take: 16 SIDs, 1::1 to 1::10
+readonly LIST_16=1::1,1::2,1::3,1::4,1::5,1::6,1::7,1::8,1::9,1::a,1::b,1::c,1::d,1::e,1::f,1::10
 
 # check_err STATUS MSG: fail the test case with MSG if STATUS is not 0
 check_err()
@@ -166,4 +168,26 @@ crafted_seen()
 crafted_unwatch()
 {
 	ip netns exec "$r2" "$1" -t raw -D PREROUTING -s fd00:1::1 -d fc00:3::e
+}
+
+# flows_require CMD...: exit with ksft_skip unless root, with every CMD and
+# with python3's scapy (send_crafted)
+flows_require()
+{
+	local cmd
+
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: need root privileges"
+		exit "$ksft_skip"
+	fi
+	for cmd in "$@" python3; do
+		if ! command -v "$cmd" >/dev/null; then
+			echo "SKIP: $cmd not found"
+			exit "$ksft_skip"
+		fi
+	done
+	if ! python3 -c 'import scapy' 2>/dev/null; then
+		echo "SKIP: python3 scapy not found"
+		exit "$ksft_skip"
+	fi
 }

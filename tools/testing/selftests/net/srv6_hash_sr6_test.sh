@@ -291,11 +291,8 @@ test_kernel_reject()
 
 test_reject()
 {
-	local l16=1::1 i
+	local l16=$LIST_16
 
-	for i in 2 3 4 5 6 7 8 9 a b c d e f 10; do
-		l16+=",1::$i"
-	done
 	RET=0
 	r2 ipset add flows "$l16"
 	check_err $? "a list of 16 SIDs was refused"
@@ -400,20 +397,7 @@ test_swap()
 	log_test "hash:sr6: swap under traffic, flush"
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: need root privileges"
-	exit "$ksft_skip"
-fi
-for cmd in ip ipset ip6tables jq ping python3; do
-	if ! command -v "$cmd" >/dev/null; then
-		echo "SKIP: $cmd not found"
-		exit "$ksft_skip"
-	fi
-done
-if ! python3 -c 'import scapy' 2>/dev/null; then
-	echo "SKIP: python3 scapy not found"
-	exit "$ksft_skip"
-fi
+flows_require ip ipset ip6tables jq ping
 
 TMP_SAVE1=$(mktemp)
 TMP_SAVE2=$(mktemp)

@@ -60,6 +60,19 @@ check_counts()
 	done
 }
 
+# mon_rules NS: append the srh options read from stdin, one rule a line,
+# to the mon chain of NS
+mon_rules()
+{
+	local rule
+
+	while read -r rule; do
+		# shellcheck disable=SC2086 # the rule is words
+		ip netns exec "$1" "$IPT" -t mangle -A mon -m srh $rule ||
+			return 1
+	done
+}
+
 # Counting rules at r2 (before the first segment) and r4 (after it)
 add_rules()
 {
@@ -71,11 +84,7 @@ add_rules()
 	ip netns exec "$r2" "$IPT" -t mangle -A FORWARD -j mon
 	ip netns exec "$r4" "$IPT" -t mangle -A PREROUTING -j mon
 
-	while read -r rule; do
-		# shellcheck disable=SC2086 # the rule is words
-		ip netns exec "$r2" "$IPT" -t mangle -A mon -m srh $rule ||
-			return 1
-	done <<-EOF
+	mon_rules "$r2" <<-EOF || return 1
 		--srh-sid-list $LIST_A
 		--srh-sid-list $LIST_B
 		--srh-sid-list fc00:4::d6,fc00:4::e,fc00:3::e
@@ -90,11 +99,7 @@ add_rules()
 		! --srh-sid-list $LIST_A --srh-last-entry-eq 0
 	EOF
 
-	while read -r rule; do
-		# shellcheck disable=SC2086
-		ip netns exec "$r4" "$IPT" -t mangle -A mon -m srh $rule ||
-			return 1
-	done <<-EOF
+	mon_rules "$r4" <<-EOF
 		--srh-sid-list $LIST_A
 		--srh-sid-list $LIST_C
 		--srh-sid-list $LIST_A --srh-segs-left-eq 1
@@ -221,11 +226,8 @@ check_reject()
 
 test_reject()
 {
-	local l16=1::1 i
+	local l16=$LIST_16
 
-	for i in 2 3 4 5 6 7 8 9 a b c d e f 10; do
-		l16+=",1::$i"
-	done
 	RET=0
 	ip netns exec "$r2" "$IPT" -t mangle -A mon -m srh --srh-sid-list "$l16"
 	check_err $? "a list of 16 SIDs was refused"
@@ -283,21 +285,7 @@ test_translate()
 	log_test "the translated nft rule counts the same flow"
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: need root privileges"
-	exit "$ksft_skip"
-fi
-for cmd in ip jq ping python3 nft ip6tables-legacy ip6tables-nft \
-	ip6tables-translate; do
-	if ! command -v "$cmd" >/dev/null; then
-		echo "SKIP: $cmd not found"
-		exit "$ksft_skip"
-	fi
-done
-if ! python3 -c 'import scapy' 2>/dev/null; then
-	echo "SKIP: python3 scapy not found"
-	exit "$ksft_skip"
-fi
+flows_require ip jq ping nft ip6tables-legacy ip6tables-nft ip6tables-translate
 
 TMP_SAVE1=$(mktemp)
 TMP_SAVE2=$(mktemp)
