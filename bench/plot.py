@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Plot an srperf result (JSON) as a bar chart of PDR with CI95, and the
-ratio to the baseline above each bar.
+"""Plot an srperf result (JSON).  PDR method: a bar chart of PDR with CI95,
+and the ratio to the baseline above each bar.  Cost method: a bar chart of
+the ratio to the baseline (the baseline's CPU time per packet over the
+behaviour's) with CI95, and the SUT capacity it gives above each bar.
 
 usage: plot.py RESULT.json OUT.png
 """
@@ -15,9 +17,38 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def plot_cost(res, out):
+    rows = res["results"]
+    names = [r["behaviour"] for r in rows]
+    ratio = [r["ratio"]["mean"] for r in rows]
+    ci = [r["ratio"]["ci95"] for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4.5))
+    bars = ax.bar(names, ratio, yerr=ci, capsize=3,
+                  color=["#888" if r["behaviour"] == res["baseline"] else "#47a"
+                         for r in rows])
+    for b, r, c in zip(bars, rows, ci):
+        ax.annotate(f"{r['ratio']['mean']:.2f}\n{r['capacity_kpps']:.0f}k",
+                    (b.get_x() + b.get_width() / 2, b.get_height() + c),
+                    ha="center", va="bottom", fontsize=7, xytext=(0, 3),
+                    textcoords="offset points")
+    ax.axhline(1.0, color="#888", linewidth=0.8, linestyle="--")
+    ax.set_ylim(0, max(x + c for x, c in zip(ratio, ci)) * 1.25)
+    ax.set_ylabel(f"{res['baseline']}'s CPU time per packet / this one's")
+    ax.set_title(f"{res['experiment']}: {res['config'].get('description', '')}\n"
+                 f"{res['kernel']}; bars: ratio, CI95; above: ratio, "
+                 f"1 / (CPU time per packet) in pps", fontsize=9)
+    plt.xticks(rotation=45, ha="right")
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    print(f"plot: {out}")
+
+
 def main():
     with open(sys.argv[1]) as f:
         res = json.load(f)
+    if res.get("method") == "cost":
+        plot_cost(res, sys.argv[2])
+        return
     rows = res["results"]
     names = [r["behaviour"] for r in rows]
     pdr = [r["pdr"]["mean"] / 1e3 for r in rows]

@@ -37,4 +37,26 @@ rc=0
 	    sys.exit(1)
 	print(f"smoke: {len(res['results'])} behaviours carried their traffic")
 	PY
+# The cost method's code path, on the baseline and one SRv6 behaviour: every
+# trial must deliver and give the SUT a positive, finite CPU time per packet.
+cat > "$out/cost.yaml" <<-'EOF'
+	description: smoke of the cost method
+	method: cost
+	baseline: ipv6
+	behaviours: [ipv6, end]
+	EOF
+/usr/bin/python3 "$here/srperf.py" "$out/cost.yaml" "$out" --smoke || rc=1
+/usr/bin/python3 - "$out/cost.json" <<-'PY' || rc=1
+	import json, math, sys
+	res = json.load(open(sys.argv[1]))
+	bad = [r["behaviour"] for r in res["results"]
+	       if not all(0 < t["cost_ns"] < math.inf and t["total"] > 0
+	                  for t in r["trials"])]
+	if bad or res["failed"] or len(res["results"]) != 2:
+	    print("smoke: cost method failed: " + ", ".join(bad + res["failed"]))
+	    sys.exit(1)
+	print("smoke: cost method: " + ", ".join(
+	    f"{r['behaviour']} {r['cost_ns']['mean'] / 1e3:.1f} us/pkt" for r in res["results"]))
+	PY
+rm -rf "$out"
 exit $rc

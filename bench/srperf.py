@@ -28,13 +28,20 @@ usage: srperf.py EXPERIMENT.yaml OUTDIR [--smoke] [--only NAME[,NAME]]
 """
 
 import argparse
+import contextlib
+import ctypes
+import errno
 import json
 import math
+import mmap
 import os
 import re
+import shutil
 import statistics
+import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 import yaml
@@ -83,40 +90,43 @@ class Topology:
     veth pair did: its receive work cost the SUT's CPU, and at overload the
     generator's flood of the shared backlog dropped the SUT's output)."""
 
-    def __init__(self):
+    def __init__(self, tag=""):
+        # TAG names a second, third... topology beside the first (the cost
+        # method keeps one per behaviour): netns srp-gen-TAG, srp-sut-TAG.
+        self.gen, self.sut = (GEN + "-" + tag, SUT + "-" + tag) if tag else (GEN, SUT)
         self.teardown()
-        for ns in (GEN, SUT):
+        for ns in (self.gen, self.sut):
             sh(f"ip netns add {ns}")
             sh("ip link set lo up", ns)
         # One idle process in each netns: its /proc/PID/net gives the
         # orchestrator pktgen's control files and the counters of that
         # netns without a fork per reading.
         self.holders = {ns: subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "1d"])
-                        for ns in (GEN, SUT)}
-        sh(f"ip link add veth0 netns {GEN} type veth peer name veth0 netns {SUT}")
-        sh("ip link add sink0 type dummy", SUT)
-        for ns, dev in ((GEN, "veth0"), (SUT, "veth0"), (SUT, "sink0")):
+                        for ns in (self.gen, self.sut)}
+        sh(f"ip link add veth0 netns {self.gen} type veth peer name veth0 netns {self.sut}")
+        sh("ip link add sink0 type dummy", self.sut)
+        for ns, dev in ((self.gen, "veth0"), (self.sut, "veth0"), (self.sut, "sink0")):
             sh(f"ip link set {dev} up", ns)
             sh(f"ethtool -K {dev} gro off gso off tso off tx off rx off "
                f"> /dev/null 2>&1 || true", ns)
-        for ns in (GEN, SUT):
+        for ns in (self.gen, self.sut):
             sh("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
                "net.ipv6.conf.default.accept_dad=0 "
                "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
                "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0",
                ns)
         sh("ip -6 addr add fd00:1::1/64 dev veth0 nodad && "
-           "ip addr add 10.0.1.1/24 dev veth0", GEN)
+           "ip addr add 10.0.1.1/24 dev veth0", self.gen)
         sh("ip -6 addr add fd00:1::2/64 dev veth0 nodad && "
            "ip addr add 10.0.1.2/24 dev veth0 && "
            "ip -6 addr add fd00:2::1/64 dev sink0 nodad && "
-           "ip addr add 10.0.2.1/24 dev sink0", SUT)
-        self.mac = {"sut0": self.macof(SUT, "veth0"), "sink": SINK_MAC}
+           "ip addr add 10.0.2.1/24 dev sink0", self.sut)
+        self.mac = {"sut0": self.macof(self.sut, "veth0"), "sink": SINK_MAC}
         # Static neighbours: no neighbour discovery in the measurement.
         sh(f"ip -6 neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent && "
-           f"ip neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent", SUT)
+           f"ip neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent", self.sut)
         sh(f"ip -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
-           f"ip neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent", GEN)
+           f"ip neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent", self.gen)
         # RPS: the SUT's receive work on SUT_CPU; the generator (pktgen's
         # kthread) stays on GEN_CPU.
         mask = format(1 << SUT_CPU, "x")
@@ -127,7 +137,7 @@ class Topology:
         # generator stops counts as lost (Generator.run).  (Global sysctl:
         # the guest runs nothing else.)
         sh(f"sysctl -qw net.core.netdev_max_backlog={BACKLOG}")
-        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", SUT)
+        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", self.sut)
 
     @staticmethod
     def macof(ns, dev):
@@ -140,8 +150,31 @@ class Topology:
         for p in getattr(self, "holders", {}).values():
             p.kill()
             p.wait()
-        for ns in (GEN, SUT):
+        for ns in (self.gen, self.sut):
             sh(f"ip netns del {ns}", check=False)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET = 0x40000000
+
+
+@contextlib.contextmanager
+def netns(name):
+    """Run the body with this thread in netns NAME (setns(2)), then back."""
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    other = os.open(f"/run/netns/{name}", os.O_RDONLY)
+    try:
+        if _libc.setns(other, CLONE_NEWNET):
+            e = ctypes.get_errno()
+            raise OSError(e, f"setns {name}: {os.strerror(e)}")
+        try:
+            yield
+        finally:
+            if _libc.setns(own, CLONE_NEWNET):
+                os._exit(3)     # stranded in the wrong netns: stop here
+    finally:
+        os.close(own)
+        os.close(other)
 
 
 def softnet():
@@ -218,13 +251,14 @@ class Generator:
         self.size = size
         self.srh = traffic.get("encap") is not None
         self.dst_mac = topo.mac["sut0"]
-        self.pktgen = topo.proc_net(GEN) + "/pktgen"
+        self.pktgen = topo.proc_net(topo.gen) + "/pktgen"
+        self.attached = False
         self.frame_len = size
         if self.srh:
-            frame = srv6_frame(traffic, size, topo.macof(GEN, "veth0"), self.dst_mac)
+            frame = srv6_frame(traffic, size, topo.macof(topo.gen, "veth0"), self.dst_mac)
             self.frame_len = len(frame)
             sh(f"/usr/bin/python3 {HERE}/rewrite.py veth0 14 "
-               f"{template(frame).hex()}", GEN)
+               f"{template(frame).hex()}", topo.gen)
 
     def pg(self, cmds):
         # One command per write, newline-terminated: pktgen scans a word
@@ -233,12 +267,32 @@ class Generator:
             with open(f"{self.pktgen}/{f}", "w") as fd:
                 fd.write(c + "\n")
 
+    def attach(self):
+        """Give veth0 to pktgen's thread on GEN_CPU, once per generator: the
+        device stays there between trials, which only rewrite its
+        parameters.  (Removing it with rem_device_all before each trial, as
+        srperf used to, raced: pktgen's thread removes devices
+        asynchronously, with a 125 ms grace the writer sleeps, which a busy
+        TCG guest sometimes exceeds; add_device then fails with EBUSY.)"""
+        ctl = f"kpktgend_{GEN_CPU}"
+        self.pg([(ctl, "rem_device_all")])
+        for _ in range(40):
+            try:
+                self.pg([(ctl, "add_device veth0")])
+                self.attached = True
+                return
+            except OSError as e:
+                if e.errno != errno.EBUSY:
+                    raise
+                time.sleep(0.05)    # the removal has not propagated yet
+        raise RuntimeError("pktgen: veth0 stays busy")
+
     def setup(self, rate, count):
         t = self.traffic
         dev = "veth0"
-        cmds = [(f"kpktgend_{GEN_CPU}", "rem_device_all"),
-                (f"kpktgend_{GEN_CPU}", f"add_device {dev}"),
-                (dev, f"count {count}"), (dev, f"pkt_size {self.frame_len}"),
+        if not self.attached:
+            self.attach()
+        cmds = [(dev, f"count {count}"), (dev, f"pkt_size {self.frame_len}"),
                 (dev, "clone_skb 0"), (dev, f"dst_mac {self.dst_mac}")]
         if self.srh:
             # An IPv6 frame of the right length, rewritten on egress: its
@@ -262,7 +316,7 @@ class Generator:
                     return int(w[2].split("(")[0]), int(w[4])
         raise RuntimeError("pktgen reported no result")
 
-    def run(self, rate, count):
+    def run(self, rate, count, settle=False):
         """Offer COUNT packets at RATE pps (0: as fast as possible).
 
         pktgen times its own run; the orchestrator waits for it (no process
@@ -270,8 +324,11 @@ class Generator:
         the generator's and the sink's netns in their /proc/PID/net/dev.
         Delivered packets are those the sink has when pktgen stops plus
         DRAIN seconds: what is still queued in the SUT then is lost, so an
-        overloaded SUT cannot hide its deficit in the receive backlog."""
-        gen_dev, sut_dev = self.topo.proc_net(GEN) + "/dev", self.topo.proc_net(SUT) + "/dev"
+        overloaded SUT cannot hide its deficit in the receive backlog.
+        LATE is what arrives after that: within 0.3 s, or, with SETTLE,
+        until the SUT is idle again (the cost method's window)."""
+        gen_dev = self.topo.proc_net(self.topo.gen) + "/dev"
+        sut_dev = self.topo.proc_net(self.topo.sut) + "/dev"
 
         def offered_now():      # sent + refused by the SUT's full backlog
             c = netdev(gen_dev, "veth0")
@@ -282,14 +339,22 @@ class Generator:
 
         self.setup(rate, count)
         s0, i0, o0 = softnet(), offered_now(), delivered_now()
-        # pgctrl acts on the writer's netns: the one write forks.
-        start = subprocess.run(["ip", "netns", "exec", GEN, "sh", "-c",
-                                "echo start > /proc/net/pktgen/pgctrl"])
-        if start.returncode != 0:
-            raise RuntimeError(f"pktgen exited with {start.returncode}")
+        # pgctrl acts on the writer's netns: write it from the generator's
+        # (no fork on the generator's CPU); it returns when pktgen is done.
+        with netns(self.topo.gen):
+            self.pg([("pgctrl", "start")])
         time.sleep(DRAIN)
         s1, i1, o1 = softnet(), offered_now(), delivered_now()
-        time.sleep(0.3)
+        if settle:
+            # Until the SUT's backlog is empty: no delivery for 3 polls.
+            last, quiet = o1, 0
+            while quiet < 3:
+                time.sleep(DRAIN)
+                now = delivered_now()
+                quiet = quiet + 1 if now == last else 0
+                last = now
+        else:
+            time.sleep(0.3)
         late = delivered_now() - o1
         usec, sent = self.result()
         offered, delivered = i1 - i0, o1 - o0
@@ -347,20 +412,25 @@ def cfg_script(name):
     raise RuntimeError(f"no forwarder configuration script for {name}")
 
 
+def configure(name, exp, topo):
+    """Configure TOPO's SUT for behaviour NAME with its CFG script, which
+    prints the traffic it needs; return the generator for that traffic."""
+    cfg, args = cfg_script(name)
+    out = subprocess.run(["bash", cfg, topo.gen, topo.sut] + args,
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{cfg}: {out.stderr.strip()}")
+    traffic = json.loads(out.stdout.strip().splitlines()[-1])
+    return Generator(topo, traffic, int(exp.get("pkt_size", 78)))
+
+
 def measure(name, exp, smoke):
     """One repetition for one behaviour: a fresh topology, the forwarder
     configured by its CFG script, an MRR trial, then one PDR search."""
-    cfg, args = cfg_script(name)
     topo = Topology()
     try:
-        # The CFG script configures the SUT and prints the traffic it needs.
-        out = subprocess.run(["bash", cfg, GEN, SUT] + args,
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            raise RuntimeError(f"{cfg}: {out.stderr.strip()}")
-        traffic = json.loads(out.stdout.strip().splitlines()[-1])
-        size = int(exp.get("pkt_size", 78))
-        gen = Generator(topo, traffic, size)
+        gen = configure(name, exp, topo)
+        traffic, size = gen.traffic, gen.size
         trial = 0.2 if smoke else float(exp.get("trial", 2.0))
         threshold = float(exp.get("threshold", 0.005))
         acc = float(exp.get("accuracy", 0.01))
@@ -390,6 +460,193 @@ def measure(name, exp, smoke):
         }
     finally:
         topo.teardown()
+
+
+class Stolen:
+    """The time SUT_CPU spends outside bench/stolen.c's loop: a busy loop
+    pinned there as SCHED_IDLE that counts, in nanoseconds, the gaps in its
+    own run (see stolen.c).  With nothing else on that CPU, that is the
+    SUT's receive work, plus the CPU's own background (timer ticks), which
+    idle_rate() measures."""
+
+    def __init__(self, cpu):
+        self.dir = tempfile.mkdtemp(prefix="srperf-stolen.")
+        exe = os.path.join(self.dir, "stolen")
+        subprocess.run(["cc", "-O2", "-Wall", "-o", exe, os.path.join(HERE, "stolen.c")],
+                       check=True)
+        path = os.path.join(self.dir, "counters")
+        self.proc = subprocess.Popen([exe, str(cpu), path])
+        for _ in range(500):            # its calibration: a few seconds
+            time.sleep(0.05)
+            if os.path.exists(path) and os.path.getsize(path) == 4096:
+                with open(path, "rb") as f:
+                    self.mm = mmap.mmap(f.fileno(), 4096, access=mmap.ACCESS_READ)
+                if self.read()[1]:
+                    break
+        else:
+            raise RuntimeError("stolen: did not start")
+        self.threshold = struct.unpack_from("<Q", self.mm, 32)[0]
+        log(f"stolen: busy loop on CPU {cpu}, gaps over {self.threshold} ns count")
+
+    def read(self):
+        """(stolen ns, gaps, CLOCK_MONOTONIC ns) as last published."""
+        while True:
+            seq, stolen, gaps, now = struct.unpack_from("<4Q", self.mm, 0)
+            if seq % 2 == 0 and struct.unpack_from("<Q", self.mm, 0)[0] == seq:
+                return stolen, now, gaps
+
+    def idle_rate(self, seconds):
+        """Stolen ns per ns with no traffic: the background."""
+        s0, t0, _ = self.read()
+        time.sleep(seconds)
+        s1, t1, _ = self.read()
+        return (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def cost_trial(gen, rate, trial, stolen, idle, history):
+    """Offer RATE pps for TRIAL seconds and measure the SUT's CPU time per
+    delivered packet: the time stolen from the busy loop on SUT_CPU, from
+    before the generator starts until the SUT is idle again, over every
+    packet delivered in that window, less the background.  The background
+    (timer ticks, and under TCG the host descheduling the vCPU, which the
+    guest sees as time passing) is measured over IDLE seconds with no
+    traffic just after each trial and appended to HISTORY; a trial uses
+    the median of the last 5 such measurements, its own among them: it
+    follows the host's drift, and one measurement that a host hiccup
+    spoiled does not spoil the trial."""
+    s0, t0, _ = stolen.read()
+    r = gen.run(rate, max(int(rate * trial), 100), settle=True)
+    s1, t1, _ = stolen.read()
+    history.append(stolen.idle_rate(idle))
+    background = statistics.median(history[-5:])
+    total = r["delivered"] + r["late"]
+    busy = (s1 - s0) - background * (t1 - t0)
+    r.update({"busy_ns": busy, "window_ns": t1 - t0, "total": total,
+              "background": background,
+              "cost_ns": busy / total if total and busy > 0 else math.inf})
+    return r
+
+
+def cost_experiment(exp, behaviours, baseline, smoke):
+    """The cost method: the SUT's CPU time per packet, each behaviour
+    against the baseline in trials seconds apart.
+
+    Every behaviour gets a topology of its own, all configured at once
+    (netns srp-gen-N / srp-sut-N), so that switching between them costs
+    nothing.  A round is the sequence  B x1 B x2 B ... xn B  (B the
+    baseline, the others rotated by one each round): each behaviour's ratio
+    is the baseline's cost, averaged over the trials just before and just
+    after it, over its own, which cancels a drift of the host's speed that
+    is linear over those seconds.  A repetition takes, per behaviour, the
+    median ratio over its rounds; the table gives mean, CV and CI95 of the
+    repetitions' medians."""
+    rate = int(exp.get("rate", 30000))
+    trial = 0.1 if smoke else float(exp.get("trial", 0.5))
+    rounds = 1 if smoke else int(exp.get("rounds", 10))
+    reps = 1 if smoke else int(exp.get("repetitions", 3))
+    idle = 0.05 if smoke else float(exp.get("idle", 0.1))
+    topos, gens, failed = [], {}, []
+    stolen = None
+    try:
+        for i, b in enumerate(behaviours):
+            try:
+                topos.append(Topology(str(i)))
+                gens[b] = configure(b, exp, topos[-1])
+            except Exception as e:  # report, go on with the next one
+                log(f"  {b}: ERROR {e}")
+                failed.append(b)
+        if baseline in failed:
+            return [], failed
+        stolen = Stolen(SUT_CPU)
+        history = [stolen.idle_rate(idle) for _ in range(4)]
+        others = [b for b in behaviours if b != baseline and b not in failed]
+        reps_data = []
+        for rep in range(reps):
+            log(f"repetition {rep + 1}/{reps}")
+            data = {b: [] for b in behaviours}
+            for rnd in range(rounds):
+                k = rnd % len(others) if others else 0
+                order = others[k:] + others[:k]
+                prev = cost_trial(gens[baseline], rate, trial, stolen, idle, history)
+                data[baseline].append({"trial": prev})
+                line = []
+                for b in order:
+                    if b in failed:
+                        continue
+                    try:
+                        r = cost_trial(gens[b], rate, trial, stolen, idle, history)
+                    except Exception as e:  # report, go on without it
+                        log(f"  {b}: ERROR {e}")
+                        failed.append(b)
+                        continue
+                    nxt = cost_trial(gens[baseline], rate, trial, stolen, idle, history)
+                    data[baseline].append({"trial": nxt})
+                    base = (prev["cost_ns"] + nxt["cost_ns"]) / 2
+                    # A trial whose background swallowed it has no cost
+                    # (inf): its round gives that behaviour no ratio.
+                    ratio = (base / r["cost_ns"] if math.isfinite(base)
+                             and math.isfinite(r["cost_ns"]) else None)
+                    data[b].append({"trial": r, "ratio": ratio})
+                    line.append(f"{b} {ratio:.3f}" if ratio else f"{b} -")
+                    prev = nxt
+                log(f"  round {rnd + 1}: background {prev['background'] * 100:.2f}%, "
+                    f"baseline {prev['cost_ns'] / 1e3:.2f} us/pkt; " + ", ".join(line))
+            reps_data.append(data)
+        return [cost_summary(b, [d[b] for d in reps_data], b == baseline, gens[b])
+                for b in behaviours
+                if b not in failed and all(d[b] for d in reps_data)], failed
+    finally:
+        if stolen:
+            stolen.close()
+        for t in topos:
+            t.teardown()
+
+
+def cost_summary(name, reps, is_base, gen):
+    """Per behaviour: per repetition the median cost and ratio over its
+    rounds; over the repetitions their statistics."""
+    costs = [statistics.median(x["trial"]["cost_ns"] for x in rep) for rep in reps]
+    ratios = [1.0 if is_base else
+              statistics.median([x["ratio"] for x in rep if x["ratio"]] or [math.nan])
+              for rep in reps]
+    trials = [x["trial"] for rep in reps for x in rep]
+    cpu = [sum(c) for c in zip(*(t["softnet"] for t in trials))]
+    return {
+        "behaviour": name, "pkt_size": gen.size, "frame_len": gen.frame_len,
+        "traffic": gen.traffic,
+        "cost_ns": stats(costs), "cost_values": costs,
+        "capacity_kpps": 1e6 / statistics.median(costs),
+        "ratio": stats(ratios), "ratio_values": ratios,
+        "dr_min": min(t["dr"] for t in trials),
+        "softnet_per_cpu": cpu,
+        "rounds": [[x.get("ratio") for x in rep] for rep in reps],
+        "trials": trials,
+    }
+
+
+def write_cost(outdir, name, exp, baseline, results, failed, smoke):
+    out = {"experiment": name, "method": "cost", "kernel": os.uname().release,
+           "smoke": smoke, "baseline": baseline, "config": exp,
+           "results": results, "failed": failed}
+    with open(os.path.join(outdir, f"{name}.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    with open(os.path.join(outdir, f"{name}.csv"), "w") as f:
+        f.write("behaviour,frame_len,cost_us,cost_cv,capacity_kpps,ratio,"
+                "ratio_cv,ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share\n")
+        for r in results:
+            cpu = r["softnet_per_cpu"]
+            share = cpu[SUT_CPU] / sum(cpu) if sum(cpu) else 0
+            ra = r["ratio"]
+            f.write(f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
+                    f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
+                    f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
+                    f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
+                    f"{r['dr_min']:.4f},{share:.3f}\n")
 
 
 def summarise(name, runs, base_runs):
@@ -442,6 +699,14 @@ def main():
     log(f"experiment {name}: {', '.join(behaviours)}; kernel {os.uname().release}, "
         f"{os.cpu_count()} CPUs{' (smoke)' if args.smoke else ''}")
 
+    if exp.get("method", "pdr") == "cost":
+        results, failed = cost_experiment(exp, behaviours, baseline, args.smoke)
+        write_cost(args.outdir, name, exp, baseline, results, failed, args.smoke)
+        log(f"results in {args.outdir}/{name}.csv")
+        if failed:
+            log(f"FAILED: {', '.join(failed)}")
+        return 1 if failed or not results else 0
+
     # Repetitions are rounds over every behaviour (not one behaviour
     # repeated): each round measures the baseline and the others within
     # minutes of each other.
@@ -454,10 +719,13 @@ def main():
             if b in failed:
                 continue
             log(f" behaviour {b}")
-            try:
-                runs[b].append(measure(b, exp, args.smoke))
-            except Exception as e:  # report, go on with the next one
-                log(f"  {b}: ERROR {e}")
+            for attempt in (1, 2):  # a second chance, in a fresh topology
+                try:
+                    runs[b].append(measure(b, exp, args.smoke))
+                    break
+                except Exception as e:  # report, go on with the next one
+                    log(f"  {b}: ERROR {e}" + (", once more" if attempt == 1 else ""))
+            else:
                 failed.append(b)
     base_runs = runs[baseline] if baseline not in failed else None
     results = [summarise(b, runs[b], base_runs if b != baseline else runs[b])
