@@ -629,24 +629,40 @@ def cost_summary(name, reps, is_base, gen):
     }
 
 
-def write_cost(outdir, name, exp, baseline, results, failed, smoke):
-    out = {"experiment": name, "method": "cost", "kernel": os.uname().release,
-           "smoke": smoke, "baseline": baseline, "config": exp,
-           "results": results, "failed": failed}
+def sut_share(r):
+    """vCPU SUT_CPU's share of the receive softirq's packets in R's trials."""
+    cpu = r["softnet_per_cpu"]
+    return cpu[SUT_CPU] / sum(cpu) if sum(cpu) else 0
+
+
+def write_results(outdir, out, header, row):
+    """OUT as OUTDIR/NAME.json, and its results as OUTDIR/NAME.csv: the
+    HEADER line, then ROW(result) for each."""
+    name = out["experiment"]
     with open(os.path.join(outdir, f"{name}.json"), "w") as f:
         json.dump(out, f, indent=1)
     with open(os.path.join(outdir, f"{name}.csv"), "w") as f:
-        f.write("behaviour,frame_len,cost_us,cost_cv,capacity_kpps,ratio,"
-                "ratio_cv,ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share\n")
-        for r in results:
-            cpu = r["softnet_per_cpu"]
-            share = cpu[SUT_CPU] / sum(cpu) if sum(cpu) else 0
-            ra = r["ratio"]
-            f.write(f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
-                    f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
-                    f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
-                    f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
-                    f"{r['dr_min']:.4f},{share:.3f}\n")
+        f.write(header + "\n")
+        for r in out["results"]:
+            f.write(row(r) + "\n")
+
+
+def cost_row(r):
+    ra = r["ratio"]
+    return (f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
+            f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
+            f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
+            f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
+            f"{r['dr_min']:.4f},{sut_share(r):.3f}")
+
+
+def pdr_row(r):
+    ra = r["ratio"]
+    return (f"{r['behaviour']},{r['frame_len']},{r['pdr']['mean'] / 1e3:.2f},"
+            f"{r['pdr']['cv']:.3f},{r['pdr']['ci95'] / 1e3:.2f},"
+            f"{r['mrr_pps'] / 1e3:.2f},{r['generator_max_pps'] / 1e3:.2f},"
+            + (f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f}," if ra else ",,,")
+            + f"{int(r['generator_bound'])},{sut_share(r):.3f}")
 
 
 def summarise(name, runs, base_runs):
@@ -701,7 +717,12 @@ def main():
 
     if exp.get("method", "pdr") == "cost":
         results, failed = cost_experiment(exp, behaviours, baseline, args.smoke)
-        write_cost(args.outdir, name, exp, baseline, results, failed, args.smoke)
+        write_results(args.outdir, {
+            "experiment": name, "method": "cost", "kernel": os.uname().release,
+            "smoke": args.smoke, "baseline": baseline, "config": exp,
+            "results": results, "failed": failed},
+            "behaviour,frame_len,cost_us,cost_cv,capacity_kpps,ratio,ratio_cv,"
+            "ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share", cost_row)
         log(f"results in {args.outdir}/{name}.csv")
         if failed:
             log(f"FAILED: {', '.join(failed)}")
@@ -730,24 +751,13 @@ def main():
     base_runs = runs[baseline] if baseline not in failed else None
     results = [summarise(b, runs[b], base_runs if b != baseline else runs[b])
                for b in behaviours if b not in failed and runs[b]]
-    out = {"experiment": name, "kernel": os.uname().release, "smoke": args.smoke,
-           "baseline": baseline, "config": exp, "results": results,
-           "failed": failed}
-    with open(os.path.join(args.outdir, f"{name}.json"), "w") as f:
-        json.dump(out, f, indent=1)
-    with open(os.path.join(args.outdir, f"{name}.csv"), "w") as f:
-        f.write("behaviour,frame_len,pdr_kpps,pdr_cv,pdr_ci95_kpps,mrr_kpps,"
-                "generator_max_kpps,ratio,ratio_cv,ratio_ci95,generator_bound,"
-                "sut_cpu_share\n")
-        for r in results:
-            cpu = r["softnet_per_cpu"]
-            share = cpu[SUT_CPU] / sum(cpu) if sum(cpu) else 0
-            ra = r["ratio"]
-            f.write(f"{r['behaviour']},{r['frame_len']},{r['pdr']['mean'] / 1e3:.2f},"
-                    f"{r['pdr']['cv']:.3f},{r['pdr']['ci95'] / 1e3:.2f},"
-                    f"{r['mrr_pps'] / 1e3:.2f},{r['generator_max_pps'] / 1e3:.2f},"
-                    + (f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f}," if ra else ",,,")
-                    + f"{int(r['generator_bound'])},{share:.3f}\n")
+    write_results(args.outdir, {
+        "experiment": name, "method": "pdr", "kernel": os.uname().release,
+        "smoke": args.smoke, "baseline": baseline, "config": exp,
+        "results": results, "failed": failed},
+        "behaviour,frame_len,pdr_kpps,pdr_cv,pdr_ci95_kpps,mrr_kpps,"
+        "generator_max_kpps,ratio,ratio_cv,ratio_ci95,generator_bound,"
+        "sut_cpu_share", pdr_row)
     log(f"results in {args.outdir}/{name}.csv")
     if failed:
         log(f"FAILED: {', '.join(failed)}")
