@@ -476,20 +476,21 @@ class Stolen:
                        check=True)
         path = os.path.join(self.dir, "counters")
         self.proc = subprocess.Popen([exe, str(cpu), path])
+        self.mm = None
         for _ in range(500):            # its calibration: a few seconds
             time.sleep(0.05)
-            if os.path.exists(path) and os.path.getsize(path) == 4096:
+            if self.mm is None and os.path.exists(path) and os.path.getsize(path) == 4096:
                 with open(path, "rb") as f:
                     self.mm = mmap.mmap(f.fileno(), 4096, access=mmap.ACCESS_READ)
-                if self.read()[1]:
-                    break
+            if self.mm is not None and self.read()[1]:
+                break               # it has published: calibrated, running
         else:
             raise RuntimeError("stolen: did not start")
         self.threshold = struct.unpack_from("<Q", self.mm, 32)[0]
         log(f"stolen: busy loop on CPU {cpu}, gaps over {self.threshold} ns count")
 
     def read(self):
-        """(stolen ns, gaps, CLOCK_MONOTONIC ns) as last published."""
+        """(stolen ns, CLOCK_MONOTONIC ns, gaps) as last published."""
         while True:
             seq, stolen, gaps, now = struct.unpack_from("<4Q", self.mm, 0)
             if seq % 2 == 0 and struct.unpack_from("<Q", self.mm, 0)[0] == seq:
