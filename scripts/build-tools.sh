@@ -67,7 +67,7 @@ build_iproute2() {
 	install -D -m 0755 "$dir/tc/tc" "$PREFIX/sbin/tc"
 	install -D -m 0755 "$dir/bridge/bridge" "$PREFIX/sbin/bridge"
 	mkdir -p "$PREFIX/share/man/man8"
-	for m in "$dir"/man/man8/ip-*.8.in "$dir"/man/man8/ip.8; do
+	for m in "$dir"/man/man8/ip-*.8.in "$dir"/man/man8/ip-*.8 "$dir"/man/man8/ip.8; do
 		cp "$m" "$PREFIX/share/man/man8/$(basename "${m%.in}")"
 	done
 }

@@ -1,0 +1,1434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * STAMP Session-Reflector (RFC 8762, with the RFC 8972 extensions)
+ *
+ * A reflector is a kernel UDP socket whose encap_rcv hook answers every
+ * Session-Sender test packet in softirq context: the test packet is turned
+ * into the reply in place (RFC 8762 makes the two the same size), its
+ * addresses and ports swapped, and sent back with ip6_local_out() or
+ * ip_local_out().  No process is woken.
+ *
+ * Sessions are optional for a stateless unauthenticated reflector and
+ * required otherwise.  A session is identified by its SSID and, optionally,
+ * the Session-Sender's address.  It carries the per-session sequence number
+ * of the stateful mode, the HMAC key of the authenticated mode, and the SRv6
+ * return path: the reply's SRH is inserted (not encapsulated), with the
+ * Session-Sender's address as the final segment, so the reply keeps its
+ * addresses and UDP checksum and reaches the sender's socket without any
+ * decapsulating SID at the sender.
+ */
+
+#define pr_fmt(fmt) "stamp: " fmt
+
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/hashtable.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/timekeeping.h>
+#include <crypto/hash.h>
+#include <crypto/algapi.h>
+#include <crypto/sha2.h>
+#include <net/genetlink.h>
+#include <net/netns/generic.h>
+#include <net/udp_tunnel.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
+#include <net/inet_ecn.h>
+#include <net/dsfield.h>
+#include <net/seg6.h>
+#include <uapi/linux/stamp.h>
+
+/* Packet layouts, RFC 8762 section 4 as updated by RFC 8972 section 3. */
+#define STAMP_UNAUTH_LEN	44
+#define STAMP_AUTH_LEN		112
+#define STAMP_HMAC_LEN		16
+#define STAMP_AUTH_HMAC_OFF	96
+
+/* Unauthenticated Session-Sender and Session-Reflector test packets. */
+struct stamp_snd_unauth {
+	__be32	seq;
+	__be64	ts;
+	__be16	err_est;
+	__be16	ssid;
+	u8	mbz[28];
+} __packed;
+
+struct stamp_refl_unauth {
+	__be32	seq;
+	__be64	ts;
+	__be16	err_est;
+	__be16	ssid;
+	__be64	rx_ts;
+	__be32	snd_seq;
+	__be64	snd_ts;
+	__be16	snd_err_est;
+	__be16	mbz1;
+	u8	snd_ttl;
+	u8	mbz2[3];
+} __packed;
+
+/* Authenticated ones: the same fields, 16-byte aligned, then an HMAC. */
+struct stamp_snd_auth {
+	__be32	seq;
+	u8	mbz1[12];
+	__be64	ts;
+	__be16	err_est;
+	__be16	ssid;
+	u8	mbz2[68];
+	u8	hmac[STAMP_HMAC_LEN];
+} __packed;
+
+struct stamp_refl_auth {
+	__be32	seq;
+	u8	mbz1[12];
+	__be64	ts;
+	__be16	err_est;
+	__be16	ssid;
+	u8	mbz2[4];
+	__be64	rx_ts;
+	u8	mbz3[8];
+	__be32	snd_seq;
+	u8	mbz4[12];
+	__be64	snd_ts;
+	__be16	snd_err_est;
+	u8	mbz5[6];
+	u8	snd_ttl;
+	u8	mbz6[15];
+	u8	hmac[STAMP_HMAC_LEN];
+} __packed;
+
+/* Error Estimate (RFC 4656 section 4.1.2): S, Z, Scale, Multiplier. */
+#define STAMP_EE_S		0x8000
+#define STAMP_EE_Z		0x4000
+#define STAMP_EE_MULT_MASK	0x00ff
+#define STAMP_EE_DEFAULT	0x0001
+
+/* RFC 8972 TLVs */
+struct stamp_tlv {
+	u8	flags;
+	u8	type;
+	__be16	len;
+} __packed;
+
+#define STAMP_TLV_U		0x80	/* unrecognized */
+#define STAMP_TLV_M		0x40	/* malformed */
+#define STAMP_TLV_I		0x20	/* integrity check failed */
+
+#define STAMP_TLV_PADDING	1
+#define STAMP_TLV_TS_INFO	3
+#define STAMP_TLV_COS		4
+#define STAMP_TLV_DM		5
+#define STAMP_TLV_HMAC		8
+
+#define STAMP_TLV_TS_INFO_LEN	4
+#define STAMP_TLV_COS_LEN	4
+#define STAMP_TLV_DM_LEN	12
+
+/* Timestamp Information TLV values (RFC 8972 sections 8.4 and 8.5) */
+#define STAMP_SYNC_NTP		1
+#define STAMP_SYNC_LOCAL	5
+#define STAMP_TSM_HW		1
+#define STAMP_TSM_SW		2
+
+#define STAMP_NTP_EPOCH_OFFSET	2208988800ULL	/* 1900 to 1970 */
+
+#define STAMP_SESSION_HASH_BITS	8
+
+/* Each statistic is counted under its netlink attribute, less one. */
+enum {
+	STAMP_STAT_RX = STAMP_STATS_A_RX - 1,
+	STAMP_STAT_TX = STAMP_STATS_A_TX - 1,
+	STAMP_STAT_DROP_MALFORMED = STAMP_STATS_A_DROP_MALFORMED - 1,
+	STAMP_STAT_DROP_AUTH = STAMP_STATS_A_DROP_AUTH - 1,
+	STAMP_STAT_DROP_NO_SESSION = STAMP_STATS_A_DROP_NO_SESSION - 1,
+	STAMP_STAT_DROP_XMIT = STAMP_STATS_A_DROP_XMIT - 1,
+	STAMP_STAT_TLV_MALFORMED = STAMP_STATS_A_TLV_MALFORMED - 1,
+	STAMP_STAT_TLV_UNKNOWN = STAMP_STATS_A_TLV_UNKNOWN - 1,
+	STAMP_STAT_MAX = STAMP_STATS_A_PAD - 1,
+};
+
+struct stamp_pcpu_stats {
+	u64_stats_t		cnt[STAMP_STAT_MAX];
+	struct u64_stats_sync	syncp;
+};
+
+union stamp_addr {
+	__be32		v4;
+	struct in6_addr	v6;
+};
+
+struct stamp_reflector {
+	struct list_head		list;
+	struct socket			*sock;
+	struct stamp_pcpu_stats __percpu *stats;
+	union stamp_addr		addr;
+	u8				family;	/* 0: any address */
+	u16				port;
+	u8				mode;
+	bool				auth;
+	u16				err_est;
+};
+
+struct stamp_session {
+	struct hlist_node		node;
+	struct stamp_pcpu_stats __percpu *stats;
+	/* The return path, with room for the final segment in segments[0];
+	 * srh_short leaves out the last configured SID when it is the final
+	 * destination itself.
+	 */
+	struct ipv6_sr_hdr		*srh;
+	struct ipv6_sr_hdr		*srh_short;
+	struct crypto_shash		*tfm;
+	atomic_t			seq;
+	union stamp_addr		peer;
+	u8				family;	/* 0: any peer */
+	u16				ssid;
+};
+
+struct stamp_net {
+	struct mutex		lock;	/* writers of both lists */
+	struct list_head	reflectors;
+	DECLARE_HASHTABLE(sessions, STAMP_SESSION_HASH_BITS);
+};
+
+static unsigned int stamp_net_id __read_mostly;
+
+static struct stamp_net *stamp_pernet(struct net *net)
+{
+	return net_generic(net, stamp_net_id);
+}
+
+/* What the receive path learnt of the test packet before rewriting it. */
+struct stamp_rx {
+	union stamp_addr	saddr;
+	union stamp_addr	daddr;
+	ktime_t			t2;
+	int			iif;
+	__be16			sport;
+	bool			v6;
+	bool			hw_ts;
+	u8			ttl;
+	u8			dsfield;
+	u8			reply_dsfield;
+};
+
+static void stamp_stat_inc(struct stamp_pcpu_stats __percpu *stats, int idx)
+{
+	struct stamp_pcpu_stats *s = this_cpu_ptr(stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->cnt[idx]);
+	u64_stats_update_end(&s->syncp);
+}
+
+static void stamp_count(struct stamp_reflector *r, struct stamp_session *s,
+			int idx)
+{
+	stamp_stat_inc(r->stats, idx);
+	if (s)
+		stamp_stat_inc(s->stats, idx);
+}
+
+static void stamp_stats_sum(struct stamp_pcpu_stats __percpu *stats,
+			    u64 *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(u64) * STAMP_STAT_MAX);
+	for_each_possible_cpu(cpu) {
+		const struct stamp_pcpu_stats *s = per_cpu_ptr(stats, cpu);
+		u64 v[STAMP_STAT_MAX];
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			for (i = 0; i < STAMP_STAT_MAX; i++)
+				v[i] = u64_stats_read(&s->cnt[i]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		for (i = 0; i < STAMP_STAT_MAX; i++)
+			sum[i] += v[i];
+	}
+}
+
+/* NTP 64-bit format (RFC 5905) from the real-time clock, or the PTPv2
+ * truncated format (seconds and nanoseconds, RFC 8762 section 4.2.1) from
+ * TAI when the Session-Sender set the Z bit.
+ */
+static __be64 stamp_timestamp(ktime_t real, bool ptp)
+{
+	struct timespec64 ts;
+	u64 frac;
+
+	if (ptp) {
+		/* The TAI offset is a whole number of seconds: round away
+		 * the time between the two reads.
+		 */
+		ktime_t now = ktime_get_real();
+		s64 off = ktime_to_ns(ktime_sub(ktime_get_clocktai(), now));
+
+		off = div_s64(off + NSEC_PER_SEC / 2, NSEC_PER_SEC);
+		real = ktime_add_ns(real, off * NSEC_PER_SEC);
+		ts = ktime_to_timespec64(real);
+		return cpu_to_be64(((u64)(u32)ts.tv_sec << 32) | ts.tv_nsec);
+	}
+	ts = ktime_to_timespec64(real);
+	frac = div_u64((u64)ts.tv_nsec << 32, NSEC_PER_SEC);
+	return cpu_to_be64(((u64)(u32)(ts.tv_sec + STAMP_NTP_EPOCH_OFFSET) << 32) |
+			   frac);
+}
+
+/* T2: a hardware receive timestamp if the device gave one, else the one
+ * taken when the packet entered the stack (net_enable_timestamp() is on
+ * while a reflector exists), else now.
+ */
+static ktime_t stamp_rx_time(struct sk_buff *skb, bool *hw)
+{
+	ktime_t t = skb_hwtstamps(skb)->hwtstamp;
+
+	*hw = t != 0;
+	if (*hw)
+		return t;
+	if (skb->tstamp && skb->tstamp_type == SKB_CLOCK_REALTIME)
+		return skb->tstamp;
+	return ktime_get_real();
+}
+
+static struct stamp_session *stamp_session_lookup(struct stamp_net *sn,
+						  u16 ssid,
+						  const struct stamp_rx *rx)
+{
+	struct stamp_session *s, *any = NULL;
+	u8 family = rx->v6 ? AF_INET6 : AF_INET;
+
+	hash_for_each_possible_rcu(sn->sessions, s, node, ssid) {
+		if (s->ssid != ssid)
+			continue;
+		if (!s->family) {
+			any = s;
+			continue;
+		}
+		if (s->family != family)
+			continue;
+		if (rx->v6 ? ipv6_addr_equal(&s->peer.v6, &rx->saddr.v6) :
+			     s->peer.v4 == rx->saddr.v4)
+			return s;
+	}
+	return any;
+}
+
+static int stamp_hmac(struct crypto_shash *tfm, const u8 *a, unsigned int alen,
+		      const u8 *b, unsigned int blen, u8 *out)
+{
+	u8 digest[SHA256_DIGEST_SIZE];
+	int err;
+
+	SHASH_DESC_ON_STACK(desc, tfm);
+
+	desc->tfm = tfm;
+	err = crypto_shash_init(desc) ?:
+	      crypto_shash_update(desc, a, alen) ?:
+	      crypto_shash_update(desc, b, blen) ?:
+	      crypto_shash_final(desc, digest);
+	shash_desc_zero(desc);
+	if (!err)
+		memcpy(out, digest, STAMP_HMAC_LEN);
+	memzero_explicit(digest, sizeof(digest));
+	return err;
+}
+
+static bool stamp_hmac_ok(struct crypto_shash *tfm, const u8 *a,
+			  unsigned int alen, const u8 *b, unsigned int blen,
+			  const u8 *mac)
+{
+	u8 want[STAMP_HMAC_LEN];
+
+	if (stamp_hmac(tfm, a, alen, b, blen, want))
+		return false;
+	return !crypto_memneq(want, mac, STAMP_HMAC_LEN);
+}
+
+/* Walk the TLV area of a test packet.  Returns the offset of the first TLV
+ * that does not fit (the area is malformed from there on), or @len when
+ * every TLV fits.  Never reads past @len.
+ */
+static unsigned int stamp_tlv_end(const u8 *p, unsigned int off,
+				  unsigned int len)
+{
+	while (off < len) {
+		const struct stamp_tlv *t = (const void *)(p + off);
+
+		if (len - off < sizeof(*t) ||
+		    be16_to_cpu(t->len) > len - off - sizeof(*t))
+			return off;
+		off += sizeof(*t) + be16_to_cpu(t->len);
+	}
+	return len;
+}
+
+struct stamp_tlv_ctx {
+	struct stamp_reflector	*r;
+	struct stamp_session	*s;
+	const struct stamp_rx	*rx;
+	int			hmac_off;	/* reply HMAC TLV value, or -1 */
+	bool			hmac_bad;
+};
+
+static bool stamp_tlv_len_ok(const struct stamp_tlv *t, unsigned int want,
+			     bool at_least)
+{
+	unsigned int len = be16_to_cpu(t->len);
+
+	return at_least ? len >= want : len == want;
+}
+
+/* Fill one TLV of the reply in place; return its flags. */
+static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
+{
+	struct stamp_tlv *t = (void *)(p + off);
+	u8 *v = p + off + sizeof(*t);
+	u64 sum[STAMP_STAT_MAX];
+	u16 cos;
+
+	switch (t->type) {
+	case STAMP_TLV_PADDING:
+		return 0;
+	case STAMP_TLV_TS_INFO:
+		if (!stamp_tlv_len_ok(t, STAMP_TLV_TS_INFO_LEN, true))
+			return STAMP_TLV_M;
+		v[0] = ctx->r->err_est & STAMP_EE_S ? STAMP_SYNC_NTP :
+						      STAMP_SYNC_LOCAL;
+		v[1] = ctx->rx->hw_ts ? STAMP_TSM_HW : STAMP_TSM_SW;
+		v[2] = v[0];
+		v[3] = STAMP_TSM_SW;
+		return 0;
+	case STAMP_TLV_COS:
+		if (!stamp_tlv_len_ok(t, STAMP_TLV_COS_LEN, false))
+			return STAMP_TLV_M;
+		/* DSCP1 (6 bits) is what the sender asks for the reply;
+		 * DSCP2 (6) and ECN (2) are what arrived here; RP (2) = 0
+		 * says DSCP1 was used.
+		 */
+		cos = (v[0] >> 2) << 10 |
+		      (ctx->rx->dsfield >> 2) << 4 |
+		      (ctx->rx->dsfield & INET_ECN_MASK) << 2;
+		put_unaligned_be16(cos, v);
+		return 0;
+	case STAMP_TLV_DM:
+		if (!stamp_tlv_len_ok(t, STAMP_TLV_DM_LEN, false))
+			return STAMP_TLV_M;
+		/* S-TX is the sender's; R-RX counts this packet, R-TX this
+		 * reply.
+		 */
+		stamp_stats_sum(ctx->s ? ctx->s->stats : ctx->r->stats, sum);
+		put_unaligned_be32(sum[STAMP_STAT_RX], v + 4);
+		put_unaligned_be32(sum[STAMP_STAT_TX] + 1, v + 8);
+		return 0;
+	case STAMP_TLV_HMAC:
+		if (!stamp_tlv_len_ok(t, STAMP_HMAC_LEN, false))
+			return STAMP_TLV_M;
+		if (ctx->r->auth) {
+			ctx->hmac_off = off + sizeof(*t);
+			return ctx->hmac_bad ? STAMP_TLV_I : 0;
+		}
+		return 0;
+	default:
+		return STAMP_TLV_U;
+	}
+}
+
+/* RFC 8972 section 4.8: the HMAC TLV covers the Sequence Number and the TLVs
+ * before it.  Checked on the test packet before anything is rewritten.
+ */
+static bool stamp_tlv_hmac_bad(struct stamp_session *s, const u8 *p,
+			       unsigned int base, unsigned int end)
+{
+	unsigned int off = base;
+
+	while (off < end) {
+		const struct stamp_tlv *t = (const void *)(p + off);
+
+		if (t->type == STAMP_TLV_HMAC &&
+		    be16_to_cpu(t->len) == STAMP_HMAC_LEN)
+			return !stamp_hmac_ok(s->tfm, p, sizeof(__be32),
+					      p + base, off - base,
+					      p + off + sizeof(*t));
+		off += sizeof(*t) + be16_to_cpu(t->len);
+	}
+	return false;
+}
+
+static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
+			     unsigned int base, unsigned int len)
+{
+	unsigned int end = stamp_tlv_end(p, base, len);
+	unsigned int off = base;
+	bool unknown = false;
+	u8 flags;
+
+	while (off < end) {
+		struct stamp_tlv *t = (void *)(p + off);
+
+		flags = stamp_tlv_reply(ctx, p, off);
+		if (flags & STAMP_TLV_M)
+			stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_MALFORMED);
+		unknown |= flags & STAMP_TLV_U;
+		t->flags = (t->flags & ~(STAMP_TLV_U | STAMP_TLV_M |
+					 STAMP_TLV_I)) | flags;
+		off += sizeof(*t) + be16_to_cpu(t->len);
+	}
+	if (unknown)
+		stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_UNKNOWN);
+	if (end < len) {
+		/* A TLV that overruns the packet: flag it, leave the rest. */
+		p[end] |= STAMP_TLV_M;
+		stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_MALFORMED);
+	}
+	if (ctx->hmac_off >= 0)
+		stamp_hmac(ctx->s->tfm, p, sizeof(__be32), p + base,
+			   ctx->hmac_off - sizeof(struct stamp_tlv) - base,
+			   p + ctx->hmac_off);
+}
+
+/* Rewrite the test packet @p (@len bytes of UDP payload) into the reply. */
+static void stamp_build_reply(struct stamp_reflector *r,
+			      struct stamp_session *s,
+			      const struct stamp_rx *rx, u8 *p,
+			      unsigned int len)
+{
+	struct stamp_tlv_ctx ctx = { .r = r, .s = s, .rx = rx, .hmac_off = -1 };
+	unsigned int base = r->auth ? STAMP_AUTH_LEN : STAMP_UNAUTH_LEN;
+	__be16 snd_ee, *ee;
+	__be64 snd_ts, *ts;
+	__be32 seq;
+	bool ptp;
+
+	/* Before the Sequence Number it covers is rewritten. */
+	if (r->auth && len > base)
+		ctx.hmac_bad = stamp_tlv_hmac_bad(s, p, base,
+						  stamp_tlv_end(p, base, len));
+
+	if (r->auth) {
+		struct stamp_snd_auth *snd = (void *)p;
+		struct stamp_refl_auth *rep = (void *)p;
+
+		snd_ts = snd->ts;
+		snd_ee = snd->err_est;
+		seq = snd->seq;
+		ptp = be16_to_cpu(snd_ee) & STAMP_EE_Z;
+		memset(rep->mbz2, 0, STAMP_AUTH_HMAC_OFF -
+		       offsetof(struct stamp_refl_auth, mbz2));
+		memset(rep->mbz1, 0, sizeof(rep->mbz1));
+		rep->rx_ts = stamp_timestamp(rx->t2, ptp);
+		rep->snd_seq = seq;
+		rep->snd_ts = snd_ts;
+		rep->snd_err_est = snd_ee;
+		rep->snd_ttl = rx->ttl;
+		ts = &rep->ts;
+		ee = &rep->err_est;
+	} else {
+		struct stamp_snd_unauth *snd = (void *)p;
+		struct stamp_refl_unauth *rep = (void *)p;
+
+		snd_ts = snd->ts;
+		snd_ee = snd->err_est;
+		seq = snd->seq;
+		ptp = be16_to_cpu(snd_ee) & STAMP_EE_Z;
+		rep->rx_ts = stamp_timestamp(rx->t2, ptp);
+		rep->snd_seq = seq;
+		rep->snd_ts = snd_ts;
+		rep->snd_err_est = snd_ee;
+		rep->mbz1 = 0;
+		rep->snd_ttl = rx->ttl;
+		memset(rep->mbz2, 0, sizeof(rep->mbz2));
+		ts = &rep->ts;
+		ee = &rep->err_est;
+	}
+
+	if (r->mode == STAMP_MODE_STATEFUL)
+		seq = cpu_to_be32(atomic_fetch_inc(&s->seq));
+	*(__be32 *)p = seq;
+	*ee = cpu_to_be16((r->err_est & ~STAMP_EE_Z) |
+			  (ptp ? STAMP_EE_Z : 0));
+
+	if (len > base)
+		stamp_tlvs_reply(&ctx, p, base, len);
+
+	/* T3, as late as the payload allows: only the HMAC comes after. */
+	*ts = stamp_timestamp(ktime_get_real(), ptp);
+	if (r->auth)
+		stamp_hmac(s->tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
+			   p + STAMP_AUTH_HMAC_OFF);
+}
+
+static int stamp_xmit6(struct stamp_reflector *r, struct stamp_session *s,
+		       struct sk_buff *skb, const struct stamp_rx *rx)
+{
+	struct net *net = sock_net(r->sock->sk);
+	struct ipv6_sr_hdr *srh = NULL;
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	struct ipv6hdr *ip6h;
+	struct udphdr *uh;
+	unsigned int hlen;
+	__wsum csum;
+	int err;
+
+	if (s && s->srh) {
+		srh = s->srh;
+		if (s->srh_short &&
+		    ipv6_addr_equal(&srh->segments[1], &rx->saddr.v6))
+			srh = s->srh_short;
+	}
+	hlen = sizeof(*ip6h) + (srh ? ipv6_optlen((struct ipv6_opt_hdr *)srh) : 0);
+	err = skb_cow_head(skb, MAX_HEADER + hlen);
+	if (err)
+		return err;
+
+	uh = udp_hdr(skb);
+	uh->check = 0;
+	csum = skb_checksum(skb, 0, skb->len, 0);
+	uh->check = csum_ipv6_magic(&rx->daddr.v6, &rx->saddr.v6, skb->len,
+				    IPPROTO_UDP, csum);
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+	skb->ip_summed = CHECKSUM_NONE;
+
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, rx->reply_dsfield, 0);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = 0;
+	ip6h->saddr = rx->daddr.v6;
+	ip6h->daddr = rx->saddr.v6;
+	skb->protocol = htons(ETH_P_IPV6);
+
+	if (srh) {
+		err = seg6_do_srh_inline(skb, srh);
+		if (err)
+			return err;
+		ip6h = ipv6_hdr(skb);
+	}
+	skb_set_transport_header(skb, hlen);
+
+	fl6.daddr = ip6h->daddr;
+	fl6.saddr = ip6h->saddr;
+	fl6.flowi6_proto = ip6h->nexthdr;
+	fl6.flowi6_mark = skb->mark;
+	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
+		fl6.flowi6_oif = rx->iif;
+	dst = ip6_route_output(net, r->sock->sk, &fl6);
+	if (dst->error) {
+		err = dst->error;
+		dst_release(dst);
+		return err;
+	}
+	skb_dst_set(skb, dst);
+	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+
+	err = ip6_local_out(net, r->sock->sk, skb);
+	return net_xmit_eval(err) ? 0 : 1;
+}
+
+static int stamp_xmit4(struct stamp_reflector *r, struct sk_buff *skb,
+		       const struct stamp_rx *rx)
+{
+	struct net *net = sock_net(r->sock->sk);
+	struct flowi4 fl4;
+	struct udphdr *uh;
+	struct iphdr *iph;
+	struct rtable *rt;
+	__wsum csum;
+	int err;
+
+	err = skb_cow_head(skb, MAX_HEADER + sizeof(*iph));
+	if (err)
+		return err;
+
+	rt = ip_route_output_ports(net, &fl4, NULL, rx->saddr.v4, rx->daddr.v4,
+				   rx->sport, htons(r->port), IPPROTO_UDP,
+				   rx->reply_dsfield & INET_DSCP_MASK, 0);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	skb_dst_set(skb, &rt->dst);
+
+	uh = udp_hdr(skb);
+	uh->check = 0;
+	csum = skb_checksum(skb, 0, skb->len, 0);
+	uh->check = csum_tcpudp_magic(rx->daddr.v4, rx->saddr.v4, skb->len,
+				      IPPROTO_UDP, csum);
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+	skb->ip_summed = CHECKSUM_NONE;
+
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, sizeof(*iph));
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = rx->reply_dsfield;
+	iph->frag_off = 0;
+	iph->ttl = ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = rx->daddr.v4;
+	iph->daddr = rx->saddr.v4;
+	iph->tot_len = htons(skb->len);
+	ip_select_ident(net, skb, NULL);
+	skb->protocol = htons(ETH_P_IP);
+
+	err = ip_local_out(net, r->sock->sk, skb);
+	return net_xmit_eval(err) ? 0 : 1;
+}
+
+/* Note what the reply needs from the headers that are about to go. */
+static void stamp_rx_headers(struct sk_buff *skb, struct stamp_rx *rx)
+{
+	rx->v6 = ip_hdr(skb)->version == 6;
+	if (rx->v6) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		rx->saddr.v6 = ip6h->saddr;
+		rx->daddr.v6 = ip6h->daddr;
+		rx->ttl = ip6h->hop_limit;
+		rx->dsfield = ipv6_get_dsfield(ip6h);
+		rx->iif = inet6_iif(skb);
+	} else {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		rx->saddr.v4 = iph->saddr;
+		rx->daddr.v4 = iph->daddr;
+		rx->ttl = iph->ttl;
+		rx->dsfield = ipv4_get_dsfield(iph);
+		rx->iif = inet_iif(skb);
+	}
+	rx->sport = udp_hdr(skb)->source;
+	/* Keep the DSCP the sender used, unless a CoS TLV asks otherwise. */
+	rx->reply_dsfield = rx->dsfield & ~INET_ECN_MASK;
+}
+
+/* The CoS TLV's DSCP1 sets the reply's DSCP; find it before the rewrite. */
+static void stamp_rx_cos(struct stamp_rx *rx, const u8 *p, unsigned int base,
+			 unsigned int len)
+{
+	unsigned int end = stamp_tlv_end(p, base, len), off = base;
+
+	while (off < end) {
+		const struct stamp_tlv *t = (const void *)(p + off);
+
+		if (t->type == STAMP_TLV_COS &&
+		    be16_to_cpu(t->len) == STAMP_TLV_COS_LEN) {
+			rx->reply_dsfield = p[off + sizeof(*t)] & ~INET_ECN_MASK;
+			return;
+		}
+		off += sizeof(*t) + be16_to_cpu(t->len);
+	}
+}
+
+/* encap_rcv: skb->data is the UDP header, whose checksum was checked. */
+static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct stamp_reflector *r = rcu_dereference_sk_user_data(sk);
+	struct stamp_session *s = NULL;
+	unsigned int base, len, ssid_off;
+	struct stamp_rx rx;
+	int drop, err;
+	u8 *p;
+
+	if (!r)
+		goto free;
+
+	rx.t2 = stamp_rx_time(skb, &rx.hw_ts);
+	stamp_count(r, NULL, STAMP_STAT_RX);
+	stamp_rx_headers(skb, &rx);
+
+	/* Never answer a multicast or broadcast test packet. */
+	drop = STAMP_STAT_DROP_MALFORMED;
+	if (skb->pkt_type != PACKET_HOST)
+		goto drop;
+
+	base = r->auth ? STAMP_AUTH_LEN : STAMP_UNAUTH_LEN;
+	ssid_off = r->auth ? offsetof(struct stamp_snd_auth, ssid) :
+			     offsetof(struct stamp_snd_unauth, ssid);
+	if (skb->len < sizeof(struct udphdr) + base ||
+	    ntohs(udp_hdr(skb)->len) != skb->len)
+		goto drop;
+	drop = STAMP_STAT_DROP_XMIT;
+	if (skb_ensure_writable(skb, skb->len))
+		goto drop;
+	p = skb->data + sizeof(struct udphdr);
+	len = skb->len - sizeof(struct udphdr);
+
+	s = stamp_session_lookup(stamp_pernet(sock_net(sk)),
+				 get_unaligned_be16(p + ssid_off), &rx);
+	if (s)
+		stamp_stat_inc(s->stats, STAMP_STAT_RX);
+	drop = STAMP_STAT_DROP_NO_SESSION;
+	if (!s && (r->auth || r->mode == STAMP_MODE_STATEFUL))
+		goto drop;
+	/* A keyed session never answers unauthenticated test packets. */
+	drop = STAMP_STAT_DROP_AUTH;
+	if (s && !s->tfm != !r->auth)
+		goto drop;
+	if (r->auth && !stamp_hmac_ok(s->tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
+				      p + STAMP_AUTH_HMAC_OFF))
+		goto drop;
+
+	if (len > base)
+		stamp_rx_cos(&rx, p, base, len);
+	stamp_build_reply(r, s, &rx, p, len);
+
+	/* From here on the skb is the reply. */
+	skb_orphan(skb);
+	skb_scrub_packet(skb, false);
+	skb_set_delivery_time(skb, 0, SKB_CLOCK_REALTIME);
+	skb_unset_mac_header(skb);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	swap(udp_hdr(skb)->source, udp_hdr(skb)->dest);
+
+	/* 1: sent; 0: consumed by a failed ip*_local_out(); < 0: not sent */
+	err = rx.v6 ? stamp_xmit6(r, s, skb, &rx) : stamp_xmit4(r, skb, &rx);
+	if (err > 0) {
+		stamp_count(r, s, STAMP_STAT_TX);
+		return 0;
+	}
+	drop = STAMP_STAT_DROP_XMIT;
+	if (!err) {
+		stamp_count(r, s, drop);
+		return 0;
+	}
+drop:
+	stamp_stat_inc(r->stats, drop);
+	if (s)
+		stamp_stat_inc(s->stats, drop);
+free:
+	kfree_skb(skb);
+	return 0;
+}
+
+/* ------------------------------------------------------------ netlink -- */
+
+static struct genl_family stamp_genl_family;
+
+static const struct nla_policy stamp_policy[STAMP_A_MAX + 1] = {
+	[STAMP_A_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
+	[STAMP_A_ADDR4]		= { .type = NLA_BE32 },
+	[STAMP_A_ADDR6]		= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[STAMP_A_MODE]		= NLA_POLICY_MAX(NLA_U8, STAMP_MODE_MAX),
+	[STAMP_A_AUTH]		= { .type = NLA_FLAG },
+	[STAMP_A_ERR_EST]	= { .type = NLA_U16 },
+	[STAMP_A_SSID]		= { .type = NLA_U16 },
+	[STAMP_A_PEER4]		= { .type = NLA_BE32 },
+	[STAMP_A_PEER6]		= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[STAMP_A_SEGS]		= NLA_POLICY_RANGE(NLA_BINARY,
+						   sizeof(struct in6_addr),
+						   STAMP_SEGS_MAX *
+						   sizeof(struct in6_addr)),
+	[STAMP_A_KEY]		= NLA_POLICY_RANGE(NLA_BINARY, 1,
+						   STAMP_KEY_MAX_LEN),
+	[STAMP_A_HAS_KEY]	= { .type = NLA_REJECT },
+	[STAMP_A_SEQ]		= { .type = NLA_REJECT },
+	[STAMP_A_STATS]		= { .type = NLA_REJECT },
+};
+
+/* An address given as either of two attributes; family 0 if neither. */
+static int stamp_parse_addr(struct genl_info *info, int a4, int a6,
+			    union stamp_addr *addr, u8 *family)
+{
+	struct nlattr **tb = info->attrs;
+
+	*family = 0;
+	memset(addr, 0, sizeof(*addr));
+	if (tb[a4] && tb[a6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[a6],
+				    "give an IPv4 or an IPv6 address, not both");
+		return -EINVAL;
+	}
+	if (tb[a4]) {
+		addr->v4 = nla_get_in_addr(tb[a4]);
+		*family = AF_INET;
+	} else if (tb[a6]) {
+		addr->v6 = nla_get_in6_addr(tb[a6]);
+		*family = AF_INET6;
+	}
+	return 0;
+}
+
+static bool stamp_addr_equal(u8 fa, const union stamp_addr *a, u8 fb,
+			     const union stamp_addr *b)
+{
+	if (fa != fb)
+		return false;
+	if (fa == AF_INET6)
+		return ipv6_addr_equal(&a->v6, &b->v6);
+	return fa != AF_INET || a->v4 == b->v4;
+}
+
+static struct stamp_reflector *stamp_reflector_find(struct stamp_net *sn,
+						    u16 port, u8 family,
+						    const union stamp_addr *a)
+{
+	struct stamp_reflector *r;
+
+	list_for_each_entry(r, &sn->reflectors, list)
+		if (r->port == port &&
+		    stamp_addr_equal(r->family, &r->addr, family, a))
+			return r;
+	return NULL;
+}
+
+static void stamp_reflector_free(struct stamp_reflector *r)
+{
+	udp_tunnel_sock_release(r->sock);
+	/* encap_rcv may still run on another CPU with @r in hand. */
+	synchronize_net();
+	free_percpu(r->stats);
+	kfree(r);
+	net_disable_timestamp();
+}
+
+static int stamp_reflector_sock(struct net *net, struct stamp_reflector *r)
+{
+	struct udp_tunnel_sock_cfg tcfg = {};
+	struct udp_port_cfg cfg = {};
+	int err;
+
+	cfg.local_udp_port = htons(r->port);
+	cfg.use_udp_checksums = 1;
+	cfg.use_udp6_tx_checksums = 1;
+	cfg.use_udp6_rx_checksums = 1;
+	if (r->family == AF_INET) {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = r->addr.v4;
+	} else {
+		/* No address: one dual-stack socket answers IPv4 too. */
+		cfg.family = AF_INET6;
+		cfg.local_ip6 = r->addr.v6;
+		cfg.ipv6_v6only = r->family == AF_INET6;
+	}
+	err = udp_sock_create(net, &cfg, &r->sock);
+	if (err)
+		return err;
+
+	tcfg.sk_user_data = r;
+	tcfg.encap_type = 1;
+	tcfg.encap_rcv = stamp_udp_rcv;
+	setup_udp_tunnel_sock(net, r->sock, &tcfg);
+	r->sock->sk->sk_allocation = GFP_ATOMIC;
+	return 0;
+}
+
+static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
+	struct nlattr **tb = info->attrs;
+	struct stamp_reflector *r;
+	int err;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->port = tb[STAMP_A_PORT] ? nla_get_u16(tb[STAMP_A_PORT]) : STAMP_PORT;
+	r->mode = tb[STAMP_A_MODE] ? nla_get_u8(tb[STAMP_A_MODE]) :
+				     STAMP_MODE_STATELESS;
+	r->auth = nla_get_flag(tb[STAMP_A_AUTH]);
+	r->err_est = tb[STAMP_A_ERR_EST] ? nla_get_u16(tb[STAMP_A_ERR_EST]) :
+					   STAMP_EE_DEFAULT;
+	err = -EINVAL;
+	if (!(r->err_est & STAMP_EE_MULT_MASK)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[STAMP_A_ERR_EST],
+				    "Error Estimate multiplier must not be 0");
+		goto free;
+	}
+	r->err_est &= ~STAMP_EE_Z;
+	err = stamp_parse_addr(info, STAMP_A_ADDR4, STAMP_A_ADDR6, &r->addr,
+			       &r->family);
+	if (err)
+		goto free;
+	err = -ENOMEM;
+	r->stats = netdev_alloc_pcpu_stats(struct stamp_pcpu_stats);
+	if (!r->stats)
+		goto free;
+
+	mutex_lock(&sn->lock);
+	err = -EEXIST;
+	if (stamp_reflector_find(sn, r->port, r->family, &r->addr)) {
+		NL_SET_ERR_MSG(info->extack, "reflector already exists");
+		goto unlock;
+	}
+	err = stamp_reflector_sock(genl_info_net(info), r);
+	if (err) {
+		NL_SET_ERR_MSG(info->extack,
+			       "cannot bind the reflector's UDP socket");
+		goto unlock;
+	}
+	net_enable_timestamp();
+	list_add_tail(&r->list, &sn->reflectors);
+	mutex_unlock(&sn->lock);
+	return 0;
+
+unlock:
+	mutex_unlock(&sn->lock);
+	free_percpu(r->stats);
+free:
+	kfree(r);
+	return err;
+}
+
+static int stamp_reflector_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
+	struct nlattr **tb = info->attrs;
+	struct stamp_reflector *r;
+	union stamp_addr addr;
+	u8 family;
+	u16 port;
+	int err;
+
+	port = tb[STAMP_A_PORT] ? nla_get_u16(tb[STAMP_A_PORT]) : STAMP_PORT;
+	err = stamp_parse_addr(info, STAMP_A_ADDR4, STAMP_A_ADDR6, &addr,
+			       &family);
+	if (err)
+		return err;
+
+	mutex_lock(&sn->lock);
+	r = stamp_reflector_find(sn, port, family, &addr);
+	if (r)
+		list_del(&r->list);
+	mutex_unlock(&sn->lock);
+	if (!r) {
+		NL_SET_ERR_MSG(info->extack, "no such reflector");
+		return -ENOENT;
+	}
+	stamp_reflector_free(r);
+	return 0;
+}
+
+static int stamp_put_stats(struct sk_buff *msg,
+			   struct stamp_pcpu_stats __percpu *stats)
+{
+	u64 sum[STAMP_STAT_MAX];
+	struct nlattr *nest;
+	int i;
+
+	stamp_stats_sum(stats, sum);
+	nest = nla_nest_start(msg, STAMP_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < STAMP_STAT_MAX; i++)
+		if (nla_put_u64_64bit(msg, i + 1, sum[i], STAMP_STATS_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int stamp_put_addr(struct sk_buff *msg, int a4, int a6, u8 family,
+			  const union stamp_addr *addr)
+{
+	if (family == AF_INET)
+		return nla_put_in_addr(msg, a4, addr->v4);
+	if (family == AF_INET6)
+		return nla_put_in6_addr(msg, a6, &addr->v6);
+	return 0;
+}
+
+static int stamp_fill_reflector(struct sk_buff *msg, struct stamp_reflector *r,
+				u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &stamp_genl_family, flags,
+			  STAMP_CMD_REFLECTOR_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u16(msg, STAMP_A_PORT, r->port) ||
+	    stamp_put_addr(msg, STAMP_A_ADDR4, STAMP_A_ADDR6, r->family,
+			   &r->addr) ||
+	    nla_put_u8(msg, STAMP_A_MODE, r->mode) ||
+	    (r->auth && nla_put_flag(msg, STAMP_A_AUTH)) ||
+	    nla_put_u16(msg, STAMP_A_ERR_EST, r->err_est) ||
+	    stamp_put_stats(msg, r->stats)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+static int stamp_reflector_dump(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	struct stamp_net *sn = stamp_pernet(sock_net(skb->sk));
+	struct stamp_reflector *r;
+	long idx = 0;
+	int err = 0;
+
+	mutex_lock(&sn->lock);
+	list_for_each_entry(r, &sn->reflectors, list) {
+		if (idx++ < cb->args[0])
+			continue;
+		err = stamp_fill_reflector(skb, r, NETLINK_CB(cb->skb).portid,
+					   cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+		cb->args[0] = idx;
+	}
+	mutex_unlock(&sn->lock);
+	return err == -EMSGSIZE && skb->len ? skb->len : err ?: skb->len;
+}
+
+/* Both SRHs of a return path (see struct stamp_session). */
+static struct ipv6_sr_hdr *stamp_srh_build(const struct in6_addr *segs,
+					   int n)
+{
+	struct ipv6_sr_hdr *srh;
+	int i;
+
+	srh = kzalloc(sizeof(*srh) + (n + 1) * sizeof(struct in6_addr),
+		      GFP_KERNEL);
+	if (!srh)
+		return NULL;
+	srh->hdrlen = (n + 1) * 2;
+	srh->type = IPV6_SRCRT_TYPE_4;
+	srh->segments_left = n;
+	srh->first_segment = n;
+	for (i = 0; i < n; i++)
+		srh->segments[n - i] = segs[i];
+	return srh;
+}
+
+static void stamp_session_free(struct stamp_session *s)
+{
+	crypto_free_shash(s->tfm);
+	kfree(s->srh);
+	kfree(s->srh_short);
+	free_percpu(s->stats);
+	kfree(s);
+}
+
+static int stamp_session_key(struct stamp_session *s, const struct nlattr *a,
+			     struct netlink_ext_ack *extack)
+{
+	struct crypto_shash *tfm;
+	int err;
+
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm)) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "hmac(sha256) is not available");
+		return PTR_ERR(tfm);
+	}
+	err = crypto_shash_setkey(tfm, nla_data(a), nla_len(a));
+	if (err) {
+		crypto_free_shash(tfm);
+		NL_SET_ERR_MSG_ATTR(extack, a, "key rejected by hmac(sha256)");
+		return err;
+	}
+	s->tfm = tfm;
+	return 0;
+}
+
+static int stamp_session_segs(struct stamp_session *s, const struct nlattr *a,
+			      struct netlink_ext_ack *extack)
+{
+	const struct in6_addr *segs = nla_data(a);
+	int n = nla_len(a) / sizeof(*segs);
+
+	if (!IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "return-segs needs CONFIG_IPV6_SEG6_LWTUNNEL");
+		return -EOPNOTSUPP;
+	}
+	if (nla_len(a) % sizeof(*segs)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "return-segs is not a list of IPv6 addresses");
+		return -EINVAL;
+	}
+	if (s->family == AF_INET) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "return-segs needs an IPv6 Session-Sender");
+		return -EINVAL;
+	}
+	s->srh = stamp_srh_build(segs, n);
+	if (!s->srh)
+		return -ENOMEM;
+	if (n > 1) {
+		s->srh_short = stamp_srh_build(segs, n - 1);
+		if (!s->srh_short)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct stamp_session *stamp_session_find(struct stamp_net *sn, u16 ssid,
+						u8 family,
+						const union stamp_addr *peer)
+{
+	struct stamp_session *s;
+
+	hash_for_each_possible(sn->sessions, s, node, ssid)
+		if (s->ssid == ssid &&
+		    stamp_addr_equal(s->family, &s->peer, family, peer))
+			return s;
+	return NULL;
+}
+
+static int stamp_session_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
+	struct nlattr **tb = info->attrs;
+	struct stamp_session *s;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, STAMP_A_SSID))
+		return -EINVAL;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->ssid = nla_get_u16(tb[STAMP_A_SSID]);
+	err = stamp_parse_addr(info, STAMP_A_PEER4, STAMP_A_PEER6, &s->peer,
+			       &s->family);
+	if (err)
+		goto free;
+	err = -ENOMEM;
+	s->stats = netdev_alloc_pcpu_stats(struct stamp_pcpu_stats);
+	if (!s->stats)
+		goto free;
+	if (tb[STAMP_A_SEGS]) {
+		err = stamp_session_segs(s, tb[STAMP_A_SEGS], info->extack);
+		if (err)
+			goto free;
+	}
+	if (tb[STAMP_A_KEY]) {
+		err = stamp_session_key(s, tb[STAMP_A_KEY], info->extack);
+		if (err)
+			goto free;
+	}
+
+	mutex_lock(&sn->lock);
+	if (stamp_session_find(sn, s->ssid, s->family, &s->peer)) {
+		mutex_unlock(&sn->lock);
+		NL_SET_ERR_MSG(info->extack, "session already exists");
+		err = -EEXIST;
+		goto free;
+	}
+	hash_add_rcu(sn->sessions, &s->node, s->ssid);
+	mutex_unlock(&sn->lock);
+	return 0;
+
+free:
+	stamp_session_free(s);
+	return err;
+}
+
+static int stamp_session_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
+	struct stamp_session *s;
+	union stamp_addr peer;
+	u8 family;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, STAMP_A_SSID))
+		return -EINVAL;
+	err = stamp_parse_addr(info, STAMP_A_PEER4, STAMP_A_PEER6, &peer,
+			       &family);
+	if (err)
+		return err;
+
+	mutex_lock(&sn->lock);
+	s = stamp_session_find(sn, nla_get_u16(info->attrs[STAMP_A_SSID]),
+			       family, &peer);
+	if (s)
+		hash_del_rcu(&s->node);
+	mutex_unlock(&sn->lock);
+	if (!s) {
+		NL_SET_ERR_MSG(info->extack, "no such session");
+		return -ENOENT;
+	}
+	synchronize_net();
+	stamp_session_free(s);
+	return 0;
+}
+
+static int stamp_fill_session(struct sk_buff *msg, struct stamp_session *s,
+			      u32 portid, u32 seq, int flags)
+{
+	const struct ipv6_sr_hdr *srh = s->srh;
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &stamp_genl_family, flags,
+			  STAMP_CMD_SESSION_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u16(msg, STAMP_A_SSID, s->ssid) ||
+	    stamp_put_addr(msg, STAMP_A_PEER4, STAMP_A_PEER6, s->family,
+			   &s->peer) ||
+	    (s->tfm && nla_put_flag(msg, STAMP_A_HAS_KEY)) ||
+	    nla_put_u32(msg, STAMP_A_SEQ, atomic_read(&s->seq)) ||
+	    stamp_put_stats(msg, s->stats))
+		goto cancel;
+	if (srh) {
+		struct in6_addr segs[STAMP_SEGS_MAX];
+		int i, n = srh->first_segment;
+
+		/* Back in the order they were given. */
+		for (i = 0; i < n; i++)
+			segs[i] = srh->segments[n - i];
+		if (nla_put(msg, STAMP_A_SEGS, n * sizeof(segs[0]), segs))
+			goto cancel;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+static int stamp_session_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct stamp_net *sn = stamp_pernet(sock_net(skb->sk));
+	struct stamp_session *s;
+	long idx = 0;
+	int bkt, err = 0;
+
+	mutex_lock(&sn->lock);
+	hash_for_each(sn->sessions, bkt, s, node) {
+		if (idx++ < cb->args[0])
+			continue;
+		err = stamp_fill_session(skb, s, NETLINK_CB(cb->skb).portid,
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+		cb->args[0] = idx;
+	}
+	mutex_unlock(&sn->lock);
+	return err == -EMSGSIZE && skb->len ? skb->len : err ?: skb->len;
+}
+
+static const struct genl_ops stamp_genl_ops[] = {
+	{
+		.cmd	= STAMP_CMD_REFLECTOR_ADD,
+		.doit	= stamp_reflector_add,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= STAMP_CMD_REFLECTOR_DEL,
+		.doit	= stamp_reflector_del,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= STAMP_CMD_REFLECTOR_GET,
+		.dumpit	= stamp_reflector_dump,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= STAMP_CMD_SESSION_ADD,
+		.doit	= stamp_session_add,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= STAMP_CMD_SESSION_DEL,
+		.doit	= stamp_session_del,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= STAMP_CMD_SESSION_GET,
+		.dumpit	= stamp_session_dump,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static struct genl_family stamp_genl_family __ro_after_init = {
+	.name		= STAMP_GENL_NAME,
+	.version	= STAMP_GENL_VERSION,
+	.maxattr	= STAMP_A_MAX,
+	.policy		= stamp_policy,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.ops		= stamp_genl_ops,
+	.n_ops		= ARRAY_SIZE(stamp_genl_ops),
+	.resv_start_op	= STAMP_CMD_SESSION_GET + 1,
+	.module		= THIS_MODULE,
+};
+
+/* ------------------------------------------------------------- pernet -- */
+
+static int __net_init stamp_net_init(struct net *net)
+{
+	struct stamp_net *sn = stamp_pernet(net);
+
+	mutex_init(&sn->lock);
+	INIT_LIST_HEAD(&sn->reflectors);
+	hash_init(sn->sessions);
+	return 0;
+}
+
+static void __net_exit stamp_net_exit(struct net *net)
+{
+	struct stamp_net *sn = stamp_pernet(net);
+	struct stamp_reflector *r, *rtmp;
+	struct stamp_session *s;
+	struct hlist_node *stmp;
+	int bkt;
+
+	mutex_lock(&sn->lock);
+	list_for_each_entry_safe(r, rtmp, &sn->reflectors, list) {
+		list_del(&r->list);
+		stamp_reflector_free(r);
+	}
+	hash_for_each_safe(sn->sessions, bkt, stmp, s, node)
+		hash_del_rcu(&s->node);
+	mutex_unlock(&sn->lock);
+	/* The reflectors are gone, so no reader is left; one grace period
+	 * covers every session.
+	 */
+	synchronize_net();
+	hash_for_each_safe(sn->sessions, bkt, stmp, s, node)
+		stamp_session_free(s);
+}
+
+static struct pernet_operations stamp_net_ops = {
+	.init	= stamp_net_init,
+	.exit	= stamp_net_exit,
+	.id	= &stamp_net_id,
+	.size	= sizeof(struct stamp_net),
+};
+
+static int __init stamp_init(void)
+{
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct stamp_snd_unauth) != STAMP_UNAUTH_LEN);
+	BUILD_BUG_ON(sizeof(struct stamp_refl_unauth) != STAMP_UNAUTH_LEN);
+	BUILD_BUG_ON(sizeof(struct stamp_snd_auth) != STAMP_AUTH_LEN);
+	BUILD_BUG_ON(sizeof(struct stamp_refl_auth) != STAMP_AUTH_LEN);
+	BUILD_BUG_ON(offsetof(struct stamp_refl_auth, hmac) !=
+		     STAMP_AUTH_HMAC_OFF);
+
+	err = register_pernet_subsys(&stamp_net_ops);
+	if (err)
+		return err;
+	err = genl_register_family(&stamp_genl_family);
+	if (err)
+		unregister_pernet_subsys(&stamp_net_ops);
+	return err;
+}
+
+static void __exit stamp_exit(void)
+{
+	genl_unregister_family(&stamp_genl_family);
+	unregister_pernet_subsys(&stamp_net_ops);
+}
+
+module_init(stamp_init);
+module_exit(stamp_exit);
+MODULE_DESCRIPTION("STAMP Session-Reflector (RFC 8762, RFC 8972)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_GENL_FAMILY(STAMP_GENL_NAME);

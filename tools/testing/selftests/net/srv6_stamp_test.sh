@@ -1,0 +1,357 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The in-kernel STAMP Session-Reflector (RFC 8762, RFC 8972) on an SRv6
+# network where the test path and the return path differ.
+#
+#                   +------+  fc00:2::e End
+#              +----|  r2  |----+
+#  +------+    |    +------+    |    +------+
+#  | snd  |----+                +----| refl |  fc00:4::1, 10.0.24.4
+#  +------+    |    +------+    |    +------+
+#  fc00:1::1   +----|  r3  |----+
+#  10.0.12.1        +------+  fc00:3::e End
+#
+# Plain routing goes through r2 both ways.  snd sends its test packets over
+# r2's End SID; the reflector's session sends the replies back over r3's
+# (an SRH inserted with return-segs), which a capture on r3 must show.
+# stamp_test.py is the Session-Sender: it builds and checks the packets
+# byte by byte.
+
+source lib.sh
+
+readonly REFL6=fc00:4::1
+readonly REFL4=10.0.24.4
+readonly SND6=fc00:1::1
+readonly SID2=fc00:2::e
+readonly SID3=fc00:3::e
+readonly KEY=00112233445566778899aabbccddeeff
+
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+check_fail()
+{
+	check_err $((!$1)) "$2"
+}
+
+cleanup()
+{
+	[ -n "$cap" ] && kill $cap 2>/dev/null
+	cleanup_all_ns
+	rm -rf "$tmp"
+}
+
+trap cleanup EXIT
+
+sender()
+{
+	ip netns exec "$snd" python3 ./stamp_test.py "$@"
+}
+
+# stat OBJECT(reflector|session) FIELD: a counter of the first object
+stat()
+{
+	ip -n "$refl" -s -j stamp "$1" show | jq ".[0].stats.$2 // -1"
+}
+
+link()
+{
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
+setup()
+{
+	local ns
+
+	setup_ns snd r2 r3 refl || exit "$ksft_skip"
+	link "$snd" e2 "$r2" e1
+	link "$snd" e3 "$r3" e1
+	link "$refl" e2 "$r2" e4
+	link "$refl" e3 "$r3" e4
+
+	for ns in "$snd" "$r2" "$r3" "$refl"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
+		ip netns exec "$ns" sysctl -wq net.ipv4.ip_forward=1
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.seg6_enabled=1
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.seg6_enabled=1
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
+		ip -n "$ns" link set lo up
+	done
+	for dev in e2 e3; do
+		ip netns exec "$snd" sysctl -wq net.ipv6.conf."$dev".seg6_enabled=1
+		ip netns exec "$refl" sysctl -wq net.ipv6.conf."$dev".seg6_enabled=1
+	done
+	for dev in e1 e4; do
+		ip netns exec "$r2" sysctl -wq net.ipv6.conf."$dev".seg6_enabled=1
+		ip netns exec "$r3" sysctl -wq net.ipv6.conf."$dev".seg6_enabled=1
+	done
+
+	ip -n "$snd" addr add "$SND6"/128 dev lo
+	ip -n "$snd" addr add 2001:db8:12::1/64 dev e2
+	ip -n "$snd" addr add 2001:db8:13::1/64 dev e3
+	ip -n "$snd" addr add 10.0.12.1/24 dev e2
+	ip -n "$snd" route add fc00:4::/64 via 2001:db8:12::2 src "$SND6"
+	ip -n "$snd" route add fc00:2::/64 via 2001:db8:12::2 src "$SND6"
+	ip -n "$snd" route add fc00:3::/64 via 2001:db8:13::3 src "$SND6"
+	ip -n "$snd" route add 10.0.24.0/24 via 10.0.12.2
+
+	ip -n "$r2" addr add 2001:db8:12::2/64 dev e1
+	ip -n "$r2" addr add 2001:db8:24::2/64 dev e4
+	ip -n "$r2" addr add 10.0.12.2/24 dev e1
+	ip -n "$r2" addr add 10.0.24.2/24 dev e4
+	ip -n "$r2" route add fc00:1::/64 via 2001:db8:12::1
+	ip -n "$r2" route add fc00:4::/64 via 2001:db8:24::4
+	ip -n "$r2" route add "$SID2"/128 encap seg6local action End dev e1
+
+	ip -n "$r3" addr add 2001:db8:13::3/64 dev e1
+	ip -n "$r3" addr add 2001:db8:34::3/64 dev e4
+	ip -n "$r3" route add fc00:1::/64 via 2001:db8:13::1
+	ip -n "$r3" route add fc00:4::/64 via 2001:db8:34::4
+	ip -n "$r3" route add "$SID3"/128 encap seg6local action End dev e1
+
+	ip -n "$refl" addr add "$REFL6"/128 dev lo
+	ip -n "$refl" addr add 2001:db8:24::4/64 dev e2
+	ip -n "$refl" addr add 2001:db8:34::4/64 dev e3
+	ip -n "$refl" addr add "$REFL4"/24 dev e2
+	ip -n "$refl" route add fc00:1::/64 via 2001:db8:24::2 src "$REFL6"
+	ip -n "$refl" route add fc00:2::/64 via 2001:db8:24::2 src "$REFL6"
+	ip -n "$refl" route add fc00:3::/64 via 2001:db8:34::3 src "$REFL6"
+	ip -n "$refl" route add 10.0.12.0/24 via 10.0.24.2
+}
+
+# $1 description, rest: the command that must fail and change nothing
+check_reject()
+{
+	local desc=$1 before after out
+	shift
+
+	RET=0
+	before=$(ip -n "$refl" stamp show)
+	out=$(ip -n "$refl" stamp "$@" 2>&1)
+	check_fail $? "accepted: ip stamp $*"
+	[ -n "$out" ]
+	check_err $? "no error message"
+	after=$(ip -n "$refl" stamp show)
+	[ "$before" = "$after" ]
+	check_err $? "a rejected command changed the state"
+	log_test "reject: $desc ($out)"
+}
+
+# run a stamp_test.py check: $1 description, rest: its arguments
+check_sender()
+{
+	local desc=$1 out
+	shift
+
+	RET=0
+	out=$(sender "$@" 2>&1)
+	check_err $? "$(echo "$out" | grep FAIL | head -n 5)"
+	log_test "$desc"
+}
+
+# $1: pcap file; prints one line per STAMP reply: "src dst sl segments"
+replies_in()
+{
+	tshark -r "$1" -Y "udp.srcport == 862" -T fields -e ipv6.src \
+		-e ipv6.dst -e ipv6.routing.segleft -e ipv6.routing.srh.addr \
+		2>/dev/null
+}
+
+test_return_path()
+{
+	local n2 n3 out
+
+	# the reply carries SRH [fc00:3::e, fc00:1::1] from refl to r3
+	RET=0
+	ip netns exec "$r3" tcpdump -q -n -U -i e4 -w "$tmp/r3.pcap" \
+		udp or ip6 proto 43 >/dev/null 2>&1 &
+	cap=$!
+	ip netns exec "$r2" tcpdump -q -n -U -i e4 -w "$tmp/r2.pcap" \
+		udp or ip6 proto 43 >/dev/null 2>&1 &
+	cap="$cap $!"
+	sleep 1
+	out=$(sender basic "$REFL6" --segs "$SID2" --ttl 63 2>&1)
+	check_err $? "$(echo "$out" | grep FAIL | head -n 5)"
+	sleep 1
+	kill $cap
+	wait $cap 2>/dev/null
+	cap=
+	n3=$(replies_in "$tmp/r3.pcap" | grep -c \
+		"^$REFL6	$SID3	1	$SND6,$SID3$")
+	[ "$n3" -eq 3 ]
+	check_err $? "r3 saw $n3 replies with SRH $SID3,$SND6, not 3: $(replies_in "$tmp/r3.pcap")"
+	n2=$(replies_in "$tmp/r2.pcap" | wc -l)
+	[ "$n2" -eq 0 ]
+	check_err $? "r2 saw $n2 replies"
+	n2=$(tshark -r "$tmp/r2.pcap" -Y "udp.dstport == 862 and ipv6.routing.srh.addr == $SID2" \
+		2>/dev/null | wc -l)
+	[ "$n2" -eq 3 ]
+	check_err $? "r2 saw $n2 test packets over $SID2, not 3"
+	# an implementation nobody here wrote must decode the exchange
+	out=$(tshark -r "$tmp/r3.pcap" -d udp.port==862,twamp.test -V 2>&1)
+	echo "$out" | grep -q "TwoWay Active Measurement Test Protocol"
+	check_err $? "tshark did not decode the reply as TWAMP-Test/STAMP"
+	echo "$out" | grep -qiE "malformed|Expert Info \(Error"
+	check_fail $? "tshark reports errors: $(echo "$out" | grep -iE 'malformed|error' | head -n 3)"
+	log_test "replies go back over return-segs via r3, test packets via r2"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: need root privileges"
+	exit "$ksft_skip"
+fi
+for cmd in ip jq python3 tcpdump tshark; do
+	if ! command -v "$cmd" >/dev/null; then
+		echo "SKIP: $cmd not found"
+		exit "$ksft_skip"
+	fi
+done
+if ! python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
+	echo "SKIP: python3 scapy with scapy.contrib.stamp not found"
+	exit "$ksft_skip"
+fi
+
+tmp=$(mktemp -d)
+cap=
+setup
+if ! ip -n "$refl" stamp reflector add 2>/dev/null; then
+	echo "SKIP: kernel or ip without STAMP (CONFIG_NET_STAMP)"
+	exit "$ksft_skip"
+fi
+
+# --- stateless, unauthenticated, no session -------------------------------
+check_sender "stateless: IPv6 reply copies the sequence numbers" \
+	basic "$REFL6" --seqs 100,200,300 --ttl 63
+check_sender "stateless: IPv4 reflected on the same dual-stack port" \
+	basic "$REFL4" --seqs 5,6 --ttl 63
+check_sender "stateless: PTPv2 timestamps when the Z bit asks for them" \
+	basic "$REFL6" --ptp --ttl 63
+check_sender "Scapy's STAMP layer as the Session-Sender and the decoder" \
+	scapy "$REFL6"
+
+RET=0
+rx=$(stat reflector rx); tx=$(stat reflector tx)
+[ "$rx" -ge 9 ] && [ "$rx" -eq "$tx" ]
+check_err $? "reflector counters rx $rx tx $tx"
+log_test "reflector counts what it received and sent"
+
+# --- TLVs ------------------------------------------------------------------
+check_sender "RFC 8972 TLVs: padding, timestamp info, CoS, DM, unknown, malformed" \
+	tlv "$REFL6"
+
+# --- return path over SRv6 -------------------------------------------------
+ip -n "$refl" stamp session add ssid 7 peer "$SND6" return-segs "$SID3"
+test_return_path
+RET=0
+out=$(ip -n "$refl" stamp session show)
+echo "$out" | grep -q "ssid 7 peer $SND6 return-segs $SID3"
+check_err $? "show: $out"
+out=$(ip -n "$refl" -j stamp session show | jq -r '.[0].return_segs[0]')
+[ "$out" = "$SID3" ]
+check_err $? "json: $out"
+[ "$(stat session rx)" -eq 3 ] && [ "$(stat session tx)" -eq 3 ]
+check_err $? "session counters rx $(stat session rx) tx $(stat session tx)"
+log_test "session and its counters are dumped back (text and JSON)"
+# a last SID equal to the sender is not repeated in the SRH
+ip -n "$refl" stamp session del ssid 7 peer "$SND6"
+ip -n "$refl" stamp session add ssid 7 peer "$SND6" return-segs "$SID3,$SND6"
+check_sender "return-segs ending with the Session-Sender itself" \
+	basic "$REFL6" --segs "$SID2" --ttl 63
+ip -n "$refl" stamp session del ssid 7 peer "$SND6"
+
+# --- stateful ----------------------------------------------------------------
+ip -n "$refl" stamp reflector del
+ip -n "$refl" stamp reflector add mode stateful
+check_sender "stateful: no session, no reply" none "$REFL6" --ssid 9
+RET=0
+[ "$(stat reflector drop_no_session)" -ge 3 ]
+check_err $? "drop_no_session $(stat reflector drop_no_session)"
+log_test "stateful: drops without a session are counted"
+ip -n "$refl" stamp session add ssid 9
+check_sender "stateful: the reflector numbers its replies 0, 1, 2" \
+	basic "$REFL6" --ssid 9 --seqs 1000,2000,3000 --first 0
+check_sender "stateful: and goes on 3, 4 for the same session" \
+	basic "$REFL4" --ssid 9 --seqs 7,8 --first 3
+ip -n "$refl" stamp reflector del
+
+# --- authenticated ---------------------------------------------------------------
+ip -n "$refl" stamp reflector add port 863 auth
+ip -n "$refl" stamp session add ssid 11 key "$KEY"
+check_sender "authenticated: right key, HMAC of the reply checked" \
+	basic "$REFL6" --port 863 --ssid 11 --key "$KEY"
+check_sender "authenticated: HMAC TLV checked, I flag on a bad one" \
+	auth-tlv "$REFL6" --port 863 --ssid 11 --key "$KEY"
+RET=0
+d0=$(stat session drop_auth); m0=$(stat reflector drop_malformed)
+sender none "$REFL6" --port 863 --ssid 11 --key "${KEY/00/ff}" >/dev/null
+check_err $? "a wrong key got a reply"
+[ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
+check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
+sender none "$REFL6" --port 863 --ssid 11 >/dev/null
+check_err $? "an unauthenticated (44-byte) packet got a reply"
+[ "$(stat reflector drop_malformed)" -eq $((m0 + 3)) ]
+check_err $? "drop_malformed $(stat reflector drop_malformed), want $((m0 + 3))"
+log_test "authenticated: wrong HMAC and unauthenticated packets dropped, counted"
+RET=0
+ip -n "$refl" stamp session show | grep -q "key set"
+check_err $? "the key is not shown as set"
+ip -n "$refl" -j stamp session show | grep -qi "$KEY"
+check_fail $? "the key was dumped"
+log_test "keys are never dumped back"
+ip -n "$refl" stamp reflector del port 863
+
+# --- malformed test packets ----------------------------------------------------
+ip -n "$refl" stamp reflector add
+check_sender "truncated test packets (43 bytes) are not answered" \
+	none "$REFL6" --length 43
+RET=0
+[ "$(stat reflector drop_malformed)" -ge 3 ]
+check_err $? "drop_malformed $(stat reflector drop_malformed)"
+log_test "truncated test packets are counted"
+check_sender "random and truncated packets: every reply checked" \
+	fuzz "$REFL6" --count 400
+check_sender "the reflector still answers after the fuzzing" \
+	basic "$REFL6" --ttl 63
+
+# --- configuration errors change nothing -------------------------------------
+check_reject "duplicate reflector" reflector add
+check_reject "port in use by another reflector" reflector add address "$REFL6"
+check_reject "Error Estimate multiplier 0" reflector add port 900 multiplier 0
+check_reject "return-segs for an IPv4 Session-Sender" \
+	session add ssid 1 peer 10.0.12.1 return-segs "$SID3"
+check_reject "unknown reflector" reflector del port 999
+check_reject "unknown session" session del ssid 4242
+ip -n "$refl" stamp session add ssid 1
+check_reject "duplicate session" session add ssid 1
+check_reject "key longer than 64 bytes" \
+	session add ssid 2 key "$(printf '%0130d' 0)"
+
+# --- teardown under traffic --------------------------------------------------------
+RET=0
+sender flood "$REFL6" --seconds 4 >/dev/null 2>&1 &
+fl=$!
+for i in 1 2 3 4 5; do
+	ip -n "$refl" stamp reflector del
+	ip -n "$refl" stamp reflector add
+	sleep 0.3
+done
+ip -n "$refl" stamp session add ssid 3 peer "$SND6" return-segs "$SID3" key "$KEY"
+wait "$fl"
+ip netns del "$refl"
+sleep 1
+ip netns add stamp-after
+ip -n stamp-after link set lo up
+ip -n stamp-after stamp reflector add
+check_err $? "a new namespace cannot get a reflector"
+ip netns del stamp-after
+log_test "reflectors removed and namespace deleted under traffic"
+
+exit "$EXIT_STATUS"

@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# A STAMP Session-Sender for srv6_stamp_test.sh: builds test packets byte by
+# byte from RFC 8762 and RFC 8972, sends them to a Session-Reflector and
+# checks every byte of the replies it can predict.  Each subcommand exits 0
+# when every check passed and 1 otherwise, printing what failed.
+
+import argparse
+import hashlib
+import hmac
+import os
+import random
+import select
+import socket
+import struct
+import sys
+import time
+
+NTP_EPOCH = 2208988800
+EE_S, EE_Z = 0x8000, 0x4000
+TLV_U, TLV_M, TLV_I = 0x80, 0x40, 0x20
+T_PAD, T_TSINFO, T_COS, T_DM, T_HMAC = 1, 3, 4, 5, 8
+SO_TIMESTAMPNS = 35
+IPV6_RTHDR = 57
+IPV6_RECVTCLASS, IPV6_TCLASS = 66, 67
+IP_RECVTOS = 13
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+    return cond
+
+
+def done():
+    print("%d check(s) failed" % len(failures) if failures else "all passed")
+    sys.exit(1 if failures else 0)
+
+
+# --- timestamps -------------------------------------------------------------
+def now_ns(ptp):
+    return time.clock_gettime_ns(time.CLOCK_TAI) if ptp else time.time_ns()
+
+
+def ts_pack(ns, ptp):
+    sec, nsec = divmod(ns, 10**9)
+    if ptp:
+        return struct.pack("!II", sec & 0xffffffff, nsec)
+    return struct.pack("!II", (sec + NTP_EPOCH) & 0xffffffff,
+                       (nsec << 32) // 10**9)
+
+
+def ts_unpack(raw, ptp):
+    sec, frac = struct.unpack("!II", raw)
+    if ptp:
+        return sec * 10**9 + frac
+    return (sec - NTP_EPOCH) * 10**9 + (frac * 10**9 >> 32)
+
+
+# --- packets ----------------------------------------------------------------
+def sender_packet(seq, ssid, ptp=False, sync=False, key=None, tlvs=b""):
+    ee = (EE_S if sync else 0) | (EE_Z if ptp else 0) | 1
+    t1 = ts_pack(now_ns(ptp), ptp)
+    if key is None:
+        base = struct.pack("!I8sHH28x", seq, t1, ee, ssid)
+    else:
+        base = struct.pack("!I12x8sHH68x", seq, t1, ee, ssid)
+        base += hmac.new(key, base, hashlib.sha256).digest()[:16]
+    return base + tlvs
+
+
+def tlv(typ, value, flags=0, length=None):
+    return struct.pack("!BBH", flags, typ,
+                       len(value) if length is None else length) + value
+
+
+def hmac_tlv(key, seq, tlvs):
+    mac = hmac.new(key, struct.pack("!I", seq) + tlvs, hashlib.sha256)
+    return tlv(T_HMAC, mac.digest()[:16])
+
+
+def parse_tlvs(raw):
+    out, off = [], 0
+    while off + 4 <= len(raw):
+        flags, typ, length = struct.unpack_from("!BBH", raw, off)
+        out.append((flags, typ, raw[off + 4:off + 4 + length], off))
+        off += 4 + length
+    return out
+
+
+class Reply:
+    """A reflected packet, decoded per RFC 8762 section 4.3."""
+
+    def __init__(self, data, t4, tclass, auth):
+        self.data, self.t4, self.tclass = data, t4, tclass
+        if auth:
+            (self.seq, self.t3, self.ee, self.ssid, self.t2, self.sseq,
+             self.st1, self.see, self.sttl) = struct.unpack_from(
+                "!I12x8sHH4x8s8xI12x8sH6xB15x", data)
+            self.base = 112
+        else:
+            (self.seq, self.t3, self.ee, self.ssid, self.t2, self.sseq,
+             self.st1, self.see, self.mbz1, self.sttl) = struct.unpack_from(
+                "!I8sHH8sI8sHHB3x", data)
+            self.base = 44
+        self.tlvs = data[self.base:]
+
+
+class Session:
+    """A UDP socket to the reflector, optionally over an SRv6 path."""
+
+    def __init__(self, dst, port, segs=None, tclass=None):
+        self.v6 = ":" in dst
+        fam = socket.AF_INET6 if self.v6 else socket.AF_INET
+        self.sock = socket.socket(fam, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        if self.v6:
+            self.sock.setsockopt(socket.IPPROTO_IPV6, IPV6_RECVTCLASS, 1)
+            if tclass is not None:
+                self.sock.setsockopt(socket.IPPROTO_IPV6, IPV6_TCLASS,
+                                     tclass)
+        else:
+            self.sock.setsockopt(socket.IPPROTO_IP, IP_RECVTOS, 1)
+            if tclass is not None:
+                self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tclass)
+        if segs:
+            self.sock.setsockopt(socket.IPPROTO_IPV6, IPV6_RTHDR,
+                                 srh(segs, dst))
+        self.sock.connect((dst, port))
+
+    def send(self, payload):
+        self.sock.send(payload)
+
+    def recv(self, timeout=1.0, auth=False):
+        """The next reply, or None after @timeout seconds."""
+        r, _, _ = select.select([self.sock], [], [], timeout)
+        if not r:
+            return None
+        data, anc, _, _ = self.sock.recvmsg(4096, 256)
+        t4, tclass = time.time_ns(), None
+        for level, typ, val in anc:
+            if level == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
+                sec, nsec = struct.unpack("qq", val[:16])
+                t4 = sec * 10**9 + nsec
+            elif typ in (IPV6_TCLASS, 1):  # IP_TOS is 1
+                tclass = val[0] if len(val) == 1 else \
+                    struct.unpack("i", val[:4])[0]
+        return Reply(data, t4, tclass, auth)
+
+    def drain(self):
+        while self.recv(0.05):
+            pass
+
+
+def srh(segs, final):
+    """An SRH for IPV6_RTHDR: segs in path order, then @final."""
+    lst = [final] + list(reversed(segs))
+    n = len(lst) - 1
+    hdr = struct.pack("!BBBBBBH", 0, 2 * len(lst), 4, n, n, 0, 0)
+    return hdr + b"".join(socket.inet_pton(socket.AF_INET6, a) for a in lst)
+
+
+# --- checks -----------------------------------------------------------------
+def check_base(rep, req, seq, want_seq, ssid, ptp, ttl, t1_ns, slack_ns=2000):
+    check(len(rep.data) == len(req), "reply is %d bytes, test packet %d"
+          % (len(rep.data), len(req)))
+    check(rep.seq == want_seq, "reply seq %d, want %d" % (rep.seq, want_seq))
+    check(rep.sseq == seq, "Session-Sender seq %d, want %d" % (rep.sseq, seq))
+    check(rep.ssid == ssid, "SSID %d, want %d" % (rep.ssid, ssid))
+    check(rep.st1 == req[4:12] if rep.base == 44 else rep.st1 == req[16:24],
+          "Session-Sender timestamp not copied")
+    check(bool(rep.ee & EE_Z) == ptp, "Z bit %x for ptp=%s" % (rep.ee, ptp))
+    check(rep.ee & 0xff != 0, "Error Estimate multiplier is 0")
+    if ttl is not None:
+        check(rep.sttl == ttl, "Session-Sender TTL %d, want %d"
+              % (rep.sttl, ttl))
+    if rep.base == 44:
+        check(rep.mbz1 == 0 and rep.data[41:44] == b"\0\0\0", "MBZ not zero")
+    t2, t3 = ts_unpack(rep.t2, ptp), ts_unpack(rep.t3, ptp)
+    t4 = rep.t4
+    if ptp:
+        t4 += time.clock_gettime_ns(time.CLOCK_TAI) - time.time_ns()
+    check(t1_ns <= t2 + slack_ns and t2 <= t3 + slack_ns and
+          t3 <= t4 + slack_ns and t4 - t1_ns < 10**10,
+          "timestamps not in order: T1 %d T2 %d T3 %d T4 %d"
+          % (t1_ns, t2, t3, t4))
+    return t2, t3, t4
+
+
+def cmd_basic(a):
+    s = Session(a.dst, a.port, a.segs)
+    key = bytes.fromhex(a.key) if a.key else None
+    for i, seq in enumerate(a.seqs):
+        t1 = now_ns(a.ptp)
+        req = sender_packet(seq, a.ssid, ptp=a.ptp, key=key)
+        s.send(req)
+        rep = s.recv(2.0, auth=key is not None)
+        if not check(rep is not None, "no reply to seq %d" % seq):
+            continue
+        want = seq if a.first is None else a.first + i
+        t2, t3, t4 = check_base(rep, req, seq, want, a.ssid, a.ptp, a.ttl,
+                                t1 - 1000)
+        if key is not None:
+            mac = hmac.new(key, rep.data[:96], hashlib.sha256).digest()[:16]
+            check(rep.data[96:112] == mac, "reply HMAC wrong")
+        print("seq %d: reflector seq %d ttl %d rtt %.1f us" %
+              (seq, rep.seq, rep.sttl, ((t4 - t1) - (t3 - t2)) / 1000))
+    done()
+
+
+def cmd_none(a):
+    """Test packets that must not be answered."""
+    s = Session(a.dst, a.port)
+    key = bytes.fromhex(a.key) if a.key else None
+    for seq in a.seqs:
+        s.send(sender_packet(seq, a.ssid, key=key)[:a.length])
+    check(s.recv(1.0) is None, "a reply came back")
+    done()
+
+
+def cmd_tlv(a):
+    s = Session(a.dst, a.port, tclass=(10 << 2) | 1)   # DSCP 10, ECT(1)
+    pad = bytes(range(16))
+    tlvs = (tlv(T_PAD, pad) + tlv(T_TSINFO, bytes(4)) +
+            tlv(T_COS, struct.pack("!HH", 46 << 10, 0)) +
+            tlv(T_DM, struct.pack("!III", 1, 0, 0)) +
+            tlv(200, b"\x11\x22\x33\x44", flags=TLV_M))
+    req = sender_packet(1, a.ssid, tlvs=tlvs)
+    s.send(req)
+    rep = s.recv(2.0)
+    if check(rep is not None, "no reply to the TLV packet"):
+        check(len(rep.data) == len(req), "reply length %d, want %d"
+              % (len(rep.data), len(req)))
+        got = {t[1]: t for t in parse_tlvs(rep.tlvs)}
+        check(sorted(got) == [T_PAD, T_TSINFO, T_COS, T_DM, 200],
+              "TLVs back: %s" % sorted(got))
+        f, _, v, _ = got[T_PAD]
+        check(f == 0 and v == pad, "Extra Padding changed")
+        f, _, v, _ = got[T_TSINFO]
+        check(f == 0 and v[0] in (1, 5) and v[1] == 2 and v[3] == 2,
+              "Timestamp Information %s flags %x" % (v.hex(), f))
+        f, _, v, _ = got[T_COS]
+        word = struct.unpack("!H", v[:2])[0]
+        check(f == 0 and word >> 10 == 46 and (word >> 4) & 0x3f == 10 and
+              (word >> 2) & 3 == 1 and word & 3 == 0,
+              "CoS DSCP1 %d DSCP2 %d ECN %d RP %d" % (word >> 10,
+              (word >> 4) & 0x3f, (word >> 2) & 3, word & 3))
+        check(rep.tclass is not None and rep.tclass >> 2 == 46,
+              "reply DSCP %s, want 46" % rep.tclass)
+        f, _, v, _ = got[T_DM]
+        stx, rrx, rtx = struct.unpack("!III", v)
+        check(f == 0 and stx == 1 and rrx >= 1 and rtx >= 1,
+              "Direct Measurement %d %d %d" % (stx, rrx, rtx))
+        check(got[200][0] == TLV_U and got[200][2] == b"\x11\x22\x33\x44",
+              "unknown TLV flags %x" % got[200][0])
+    # Direct Measurement counts: the next reply has both counters one higher
+    s.drain()
+    dm = []
+    for i in range(2):
+        s.send(sender_packet(2 + i, a.ssid,
+                             tlvs=tlv(T_DM, struct.pack("!III", 2 + i, 0, 0))))
+        rep = s.recv(2.0)
+        if check(rep is not None, "no reply to DM packet"):
+            dm.append(struct.unpack("!III", parse_tlvs(rep.tlvs)[0][2]))
+    if len(dm) == 2:
+        check(dm[1][1] == dm[0][1] + 1 and dm[1][2] == dm[0][2] + 1,
+              "DM counters %s then %s" % (dm[0], dm[1]))
+    # malformed TLV areas: flagged, never read or written past the packet
+    cases = [
+        ("length past the end", tlv(T_PAD, bytes(8), length=64), 0),
+        ("CoS of 3 bytes", tlv(T_COS, bytes(3)), 0),
+        ("DM of 8 bytes", tlv(T_DM, bytes(8)), 0),
+        ("2 bytes after a TLV", tlv(T_PAD, bytes(4)) + b"\x00\x01", 8),
+    ]
+    for name, tl, moff in cases:
+        req = sender_packet(9, a.ssid, tlvs=tl)
+        s.send(req)
+        rep = s.recv(2.0)
+        if not check(rep is not None, "no reply: %s" % name):
+            continue
+        want = bytearray(tl)
+        want[moff] |= TLV_M
+        check(rep.tlvs == bytes(want), "%s: TLVs %s, want %s" %
+              (name, rep.tlvs.hex(), bytes(want).hex()))
+    done()
+
+
+def cmd_auth_tlv(a):
+    key = bytes.fromhex(a.key)
+    s = Session(a.dst, a.port)
+    for good in (True, False):
+        tlvs = tlv(T_PAD, bytes(8))
+        mkey = key if good else key + b"x"
+        req = sender_packet(77, a.ssid, key=key,
+                            tlvs=tlvs + hmac_tlv(mkey, 77, tlvs))
+        s.send(req)
+        rep = s.recv(2.0, auth=True)
+        if not check(rep is not None, "no reply (good HMAC TLV %s)" % good):
+            continue
+        got = parse_tlvs(rep.tlvs)
+        check([t[1] for t in got] == [T_PAD, T_HMAC], "TLVs %s" % got)
+        f = got[-1][0]
+        check(bool(f & TLV_I) != good, "HMAC TLV flags %x (good %s)"
+              % (f, good))
+        mac = hmac.new(key, rep.data[:4] + rep.tlvs[:got[-1][3]],
+                       hashlib.sha256).digest()[:16]
+        check(got[-1][2] == mac, "reply's HMAC TLV is wrong")
+    done()
+
+
+def cmd_fuzz(a):
+    """Random and truncated test packets: whatever comes back is checked."""
+    rnd = random.Random(a.seed)
+    s = Session(a.dst, a.port)
+    sent, got = {}, 0
+    for i in range(a.count):
+        n = rnd.choice([0, 1, 20, 43, 44, 45, 47, 48, 60, 200, 1000])
+        tl = bytes(rnd.getrandbits(8) for _ in range(max(0, n - 44)))
+        req = sender_packet(i, a.ssid, tlvs=tl)[:n] if n >= 4 else \
+            bytes(rnd.getrandbits(8) for _ in range(n))
+        if n >= 16:
+            req = req[:14] + struct.pack("!H", a.ssid) + req[16:]
+        sent[i] = req
+        s.send(req)
+        # Read as we go: a burst of replies would overflow the socket.
+        got += check_fuzz_replies(s, sent, 0.01)
+    got += check_fuzz_replies(s, sent, 1.0)
+    want = sum(1 for r in sent.values() if len(r) >= 44)
+    check(got == want, "%d replies, want %d" % (got, want))
+    done()
+
+
+def check_fuzz_replies(s, sent, timeout):
+    got = 0
+    while True:
+        rep = s.recv(timeout)
+        if rep is None:
+            return got
+        got += 1
+        req = sent.get(rep.sseq)
+        if check(req is not None and len(req) >= 44,
+                 "reply to a packet that was too short or unknown"):
+            check(len(rep.data) == len(req), "reply length differs")
+
+
+def cmd_flood(a):
+    s = Session(a.dst, a.port)
+    end = time.time() + a.seconds
+    n = 0
+    while time.time() < end:
+        try:
+            s.send(sender_packet(n, a.ssid))
+        except OSError:
+            pass
+        n += 1
+    print("sent %d" % n)
+
+
+def cmd_scapy(a):
+    """Scapy's own STAMP layer as Session-Sender and as reply decoder."""
+    from scapy.contrib import stamp as sst
+    s = Session(a.dst, a.port)
+    # Scapy's TimeStampField takes seconds since 1900 as they are.
+    t = time.time()
+    pkt = sst.STAMPSessionSenderTestUnauthenticated(seq=4242, ssid=a.ssid,
+                                                    ts=t + NTP_EPOCH)
+    s.send(bytes(pkt))
+    rep = s.recv(2.0)
+    if check(rep is not None, "no reply to Scapy's test packet"):
+        r = sst.STAMPSessionReflectorTestUnauthenticated(rep.data)
+        t2 = float(r.ts_rx) - NTP_EPOCH
+        t3 = float(r.ts) - NTP_EPOCH
+        check(r.seq == 4242 and r.seq_sender == 4242,
+              "seq %s/%s" % (r.seq, r.seq_sender))
+        check(r.ssid == a.ssid, "ssid %s" % r.ssid)
+        check(abs(float(r.ts_sender) - NTP_EPOCH - t) < 1e-6,
+              "sender ts %s vs %s" % (r.ts_sender, t))
+        check(t - 1e-6 <= t2 <= t3 + 1e-6 and t3 <= time.time(),
+              "T1 %f T2 %f T3 %f" % (t, t2, t3))
+        r.show()
+    done()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("cmd", choices=["basic", "none", "tlv", "auth-tlv",
+                                   "fuzz", "flood", "scapy"])
+    p.add_argument("dst")
+    p.add_argument("--port", type=int, default=862)
+    p.add_argument("--ssid", type=int, default=7)
+    p.add_argument("--seqs", type=lambda v: [int(x) for x in v.split(",")],
+                   default=[100, 200, 300])
+    p.add_argument("--first", type=int, help="stateful: first reply seq")
+    p.add_argument("--ttl", type=int)
+    p.add_argument("--ptp", action="store_true")
+    p.add_argument("--key")
+    p.add_argument("--segs", type=lambda v: v.split(","))
+    p.add_argument("--length", type=int, help="none: truncate packets")
+    p.add_argument("--count", type=int, default=300)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seconds", type=float, default=2.0)
+    a = p.parse_args()
+    {"basic": cmd_basic, "none": cmd_none, "tlv": cmd_tlv,
+     "auth-tlv": cmd_auth_tlv, "fuzz": cmd_fuzz, "flood": cmd_flood,
+     "scapy": cmd_scapy}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
