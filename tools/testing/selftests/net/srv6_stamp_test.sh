@@ -50,7 +50,7 @@ trap cleanup EXIT
 
 sender()
 {
-	ip netns exec "$snd" python3 ./stamp_test.py "$@"
+	ip netns exec "$snd" timeout 120 python3 ./stamp_test.py "$@"
 }
 
 # stat OBJECT(reflector|session) FIELD: a counter of the first object
