@@ -37,6 +37,7 @@ import mmap
 import os
 import re
 import shutil
+import signal
 import statistics
 import struct
 import subprocess
@@ -151,6 +152,12 @@ class Topology:
             p.kill()
             p.wait()
         for ns in (self.gen, self.sut):
+            # Processes a CFG script left there (a user-space reflector).
+            for pid in sh(f"ip netns pids {ns}", check=False).split():
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
             sh(f"ip netns del {ns}", check=False)
 
 
@@ -248,7 +255,10 @@ class Generator:
     def __init__(self, topo, traffic, size):
         self.topo = topo
         self.traffic = traffic
-        self.size = size
+        # A behaviour may need larger frames (a STAMP test packet: 44 bytes
+        # of UDP payload); an experiment of such behaviours sets pkt_size.
+        self.size = max(size, int(traffic.get("min_size", 0)))
+        size = self.size
         self.srh = traffic.get("encap") is not None
         self.dst_mac = topo.mac["sut0"]
         self.pktgen = topo.proc_net(topo.gen) + "/pktgen"
@@ -302,8 +312,17 @@ class Generator:
         elif t["family"] == 6:
             cmds += [(dev, f"dst6 {t['dst_addr']}"), (dev, f"src6 {t['src_addr']}")]
         else:
-            cmds += [(dev, f"dst_min {t['dst_addr']}"), (dev, f"dst_max {t['dst_addr']}"),
+            # dst_max: pktgen walks the addresses from dst_min in turn.
+            cmds += [(dev, f"dst_min {t['dst_addr']}"),
+                     (dev, f"dst_max {t.get('dst_max', t['dst_addr'])}"),
                      (dev, f"src_min {t['src_addr']}"), (dev, f"src_max {t['src_addr']}")]
+        if "udp_dst" in t:
+            # STAMP test packets: pktgen's header (magic, sequence number,
+            # no timestamp) is all the payload has; a UDP checksum, without
+            # which IPv6 sockets drop them.
+            cmds += [(dev, f"udp_dst_min {t['udp_dst']}"),
+                     (dev, f"udp_dst_max {t['udp_dst']}"),
+                     (dev, "flag NO_TIMESTAMP"), (dev, "flag UDPCSUM")]
         cmds.append((dev, f"ratep {rate}" if rate else "delay 0"))
         self.pg(cmds)
 

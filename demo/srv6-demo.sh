@@ -14,7 +14,7 @@
 #   SIDs: r1 fc00:1::/48, r2 fc00:2::/48, r3 fc00:3::/48
 #
 # Prints what an operator looks at: the routes, a ping and its path on the
-# wire, the per-behaviour counters.  Exits non-zero if the network does not
+# wire, the per-behaviour counters, a STAMP measurement of the path.  Exits non-zero if the network does not
 # carry the traffic as it should.
 
 set -eu
@@ -120,6 +120,19 @@ want=$((2 * (PINGS + 1)))
 section "check"
 echo "End on r2 counted ${pkts:-0} packets, expected $want"
 [ "${pkts:-0}" = "$want" ] || ok=0
+
+# STAMP over the same SRv6 path: hs2 answers with the kernel's
+# Session-Reflector, hs1 measures with stamp-sender.
+sender=$(cd "$(dirname "$0")/.." && pwd)/stamp-sender/stamp-sender
+nsx hs2 ip stamp reflector add
+nsx hs2 ip stamp session add ssid 1 peer fd00:a::1
+section "hs1: stamp-sender -c $PINGS --tlv-dm fd00:b::1 (hs2: ip stamp reflector add)"
+nsx hs1 "$sender" -c "$PINGS" -i 0.2 --tlv-dm fd00:b::1 || ok=0
+section "hs2: ip -s stamp show"
+nsx hs2 ip -s stamp show
+rx=$(nsx hs2 ip -s -j stamp session show | jq '.[0].stats.tx')
+echo "the reflector's session answered ${rx:-0} test packets, expected $PINGS"
+[ "${rx:-0}" = "$PINGS" ] || ok=0
 
 if [ "$ok" = 1 ]; then
 	echo "demo: PASS"

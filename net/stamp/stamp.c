@@ -171,6 +171,7 @@ struct stamp_reflector {
 	u16				port;
 	u8				mode;
 	bool				auth;
+	bool				early_ts;
 	u16				err_est;
 };
 
@@ -283,8 +284,9 @@ static __be64 stamp_timestamp(ktime_t real, bool ptp)
 }
 
 /* T2: a hardware receive timestamp if the device gave one, else the one
- * taken when the packet entered the stack (net_enable_timestamp() is on
- * while a reflector exists), else now.
+ * taken when the packet entered the stack, if it took one (always for a
+ * reflector with early_ts, which turns on net_enable_timestamp()), else
+ * now, in the UDP socket's hook.
  */
 static ktime_t stamp_rx_time(struct sk_buff *skb, bool *hw)
 {
@@ -835,6 +837,7 @@ static const struct nla_policy stamp_policy[STAMP_A_MAX + 1] = {
 	[STAMP_A_HAS_KEY]	= { .type = NLA_REJECT },
 	[STAMP_A_SEQ]		= { .type = NLA_REJECT },
 	[STAMP_A_STATS]		= { .type = NLA_REJECT },
+	[STAMP_A_EARLY_TS]	= { .type = NLA_FLAG },
 };
 
 /* An address given as either of two attributes; family 0 if neither. */
@@ -889,8 +892,9 @@ static void stamp_reflector_free(struct stamp_reflector *r)
 	/* encap_rcv may still run on another CPU with @r in hand. */
 	synchronize_net();
 	free_percpu(r->stats);
+	if (r->early_ts)
+		net_disable_timestamp();
 	kfree(r);
-	net_disable_timestamp();
 }
 
 static int stamp_reflector_sock(struct net *net, struct stamp_reflector *r)
@@ -938,6 +942,7 @@ static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
 	r->mode = tb[STAMP_A_MODE] ? nla_get_u8(tb[STAMP_A_MODE]) :
 				     STAMP_MODE_STATELESS;
 	r->auth = nla_get_flag(tb[STAMP_A_AUTH]);
+	r->early_ts = nla_get_flag(tb[STAMP_A_EARLY_TS]);
 	r->err_est = tb[STAMP_A_ERR_EST] ? nla_get_u16(tb[STAMP_A_ERR_EST]) :
 					   STAMP_EE_DEFAULT;
 	err = -EINVAL;
@@ -968,7 +973,8 @@ static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
 			       "cannot bind the reflector's UDP socket");
 		goto unlock;
 	}
-	net_enable_timestamp();
+	if (r->early_ts)
+		net_enable_timestamp();
 	list_add_tail(&r->list, &sn->reflectors);
 	mutex_unlock(&sn->lock);
 	return 0;
@@ -1052,6 +1058,7 @@ static int stamp_fill_reflector(struct sk_buff *msg, struct stamp_reflector *r,
 			   &r->addr) ||
 	    nla_put_u8(msg, STAMP_A_MODE, r->mode) ||
 	    (r->auth && nla_put_flag(msg, STAMP_A_AUTH)) ||
+	    (r->early_ts && nla_put_flag(msg, STAMP_A_EARLY_TS)) ||
 	    nla_put_u16(msg, STAMP_A_ERR_EST, r->err_est) ||
 	    stamp_put_stats(msg, r->stats)) {
 		genlmsg_cancel(msg, hdr);

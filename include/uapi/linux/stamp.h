@@ -44,6 +44,9 @@ enum {
 	STAMP_A_SEQ,		/* u32: next stateful sequence number (dump) */
 	STAMP_A_STATS,		/* nest: STAMP_STATS_A_* (dump only) */
 	STAMP_A_PAD,
+	STAMP_A_EARLY_TS,	/* flag: T2 from the stack's receive timestamp,
+				 * which the host then takes for every packet
+				 */
 	__STAMP_A_MAX,
 };
 

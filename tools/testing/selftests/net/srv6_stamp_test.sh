@@ -267,6 +267,17 @@ check_sender "return-segs ending with the Session-Sender itself" \
 	basic "$REFL6" --segs "$SID2" --ttl 63
 ip -n "$refl" stamp session del ssid 7 peer "$SND6"
 
+# --- T2 when the packet entered the stack ---------------------------------
+ip -n "$refl" stamp reflector del
+ip -n "$refl" stamp reflector add early-timestamp
+check_sender "early-timestamp: T2 from the stack, timestamps in order" \
+	basic "$REFL6" --ttl 63
+RET=0
+out=$(ip -n "$refl" -j stamp reflector show | jq -r '.[0].early_timestamp')
+[ "$out" = true ]
+check_err $? "early_timestamp is $out"
+log_test "early-timestamp is dumped back"
+
 # --- stateful ----------------------------------------------------------------
 ip -n "$refl" stamp reflector del
 ip -n "$refl" stamp reflector add mode stateful
