@@ -200,7 +200,8 @@ test_return_path()
 	echo "$out" | grep -q "TwoWay Active Measurement Test Protocol"
 	check_err $? "tshark did not decode the reply as TWAMP-Test/STAMP"
 	echo "$out" | grep -qiE "malformed|Expert Info \(Error"
-	check_fail $? "tshark reports errors: $(echo "$out" | grep -iE 'malformed|error' | head -n 3)"
+	check_fail $? "tshark reports errors: $(echo "$out" |
+		grep -iE 'malformed|error' | head -n 3)"
 	log_test "replies go back over return-segs via r3, test packets via r2"
 }
 
