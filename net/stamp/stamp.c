@@ -1068,6 +1068,14 @@ static int stamp_fill_reflector(struct sk_buff *msg, struct stamp_reflector *r,
 	return 0;
 }
 
+/* A dump stopped by a full message goes on in the next one. */
+static int stamp_dump_done(struct sk_buff *skb, int err)
+{
+	if (!err || (err == -EMSGSIZE && skb->len))
+		return skb->len;
+	return err;
+}
+
 static int stamp_reflector_dump(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
@@ -1087,7 +1095,7 @@ static int stamp_reflector_dump(struct sk_buff *skb,
 		cb->args[0] = idx;
 	}
 	mutex_unlock(&sn->lock);
-	return err == -EMSGSIZE && skb->len ? skb->len : err ?: skb->len;
+	return stamp_dump_done(skb, err);
 }
 
 /* Both SRHs of a return path (see struct stamp_session). */
@@ -1316,7 +1324,7 @@ static int stamp_session_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		cb->args[0] = idx;
 	}
 	mutex_unlock(&sn->lock);
-	return err == -EMSGSIZE && skb->len ? skb->len : err ?: skb->len;
+	return stamp_dump_done(skb, err);
 }
 
 static const struct genl_ops stamp_genl_ops[] = {
