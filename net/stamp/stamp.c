@@ -204,6 +204,18 @@ static struct stamp_net *stamp_pernet(struct net *net)
 	return net_generic(net, stamp_net_id);
 }
 
+/* What the TLV area of a test packet says before it is rewritten, found in
+ * one walk that never reads past @len: where the well-formed TLVs end (an
+ * overrunning TLV starts there), the DSCP a CoS TLV asks for the reply, and
+ * whether an HMAC TLV is wrong (RFC 8972 section 4.8: it covers the
+ * Sequence Number and the TLVs before it).
+ */
+struct stamp_tlv_scan {
+	unsigned int	end;
+	int		cos_dsfield;	/* -1: no CoS TLV */
+	bool		hmac_bad;
+};
+
 /* What the receive path learnt of the test packet before rewriting it. */
 struct stamp_rx {
 	union stamp_addr	saddr;
@@ -216,6 +228,7 @@ struct stamp_rx {
 	u8			ttl;
 	u8			dsfield;
 	u8			reply_dsfield;
+	struct stamp_tlv_scan	tlv;
 };
 
 static void stamp_stat_inc(struct stamp_pcpu_stats __percpu *stats, int idx)
@@ -256,25 +269,28 @@ static void stamp_stats_sum(struct stamp_pcpu_stats __percpu *stats,
 	}
 }
 
-/* NTP 64-bit format (RFC 5905) from the real-time clock, or the PTPv2
- * truncated format (seconds and nanoseconds, RFC 8762 section 4.2.1) from
- * TAI when the Session-Sender set the Z bit.
+/* TAI - UTC, for the PTPv2 format: a whole number of seconds, so round
+ * away the time between the two reads.
  */
-static __be64 stamp_timestamp(ktime_t real, bool ptp)
+static s64 stamp_tai_offset(void)
+{
+	ktime_t now = ktime_get_real();
+	s64 off = ktime_to_ns(ktime_sub(ktime_get_clocktai(), now));
+
+	return div_s64(off + NSEC_PER_SEC / 2, NSEC_PER_SEC) * NSEC_PER_SEC;
+}
+
+/* NTP 64-bit format (RFC 5905) from the real-time clock; or, given the TAI
+ * offset (@ptp, when the Session-Sender set the Z bit), the PTPv2 truncated
+ * format (seconds and nanoseconds of TAI, RFC 8762 section 4.2.1).
+ */
+static __be64 stamp_timestamp(ktime_t real, bool ptp, s64 tai_off)
 {
 	struct timespec64 ts;
 	u64 frac;
 
 	if (ptp) {
-		/* The TAI offset is a whole number of seconds: round away
-		 * the time between the two reads.
-		 */
-		ktime_t now = ktime_get_real();
-		s64 off = ktime_to_ns(ktime_sub(ktime_get_clocktai(), now));
-
-		off = div_s64(off + NSEC_PER_SEC / 2, NSEC_PER_SEC);
-		real = ktime_add_ns(real, off * NSEC_PER_SEC);
-		ts = ktime_to_timespec64(real);
+		ts = ktime_to_timespec64(ktime_add_ns(real, tai_off));
 		return cpu_to_be64(((u64)(u32)ts.tv_sec << 32) | ts.tv_nsec);
 	}
 	ts = ktime_to_timespec64(real);
@@ -354,22 +370,32 @@ static bool stamp_hmac_ok(struct crypto_shash *tfm, const u8 *a,
 	return !crypto_memneq(want, mac, STAMP_HMAC_LEN);
 }
 
-/* Walk the TLV area of a test packet.  Returns the offset of the first TLV
- * that does not fit (the area is malformed from there on), or @len when
- * every TLV fits.  Never reads past @len.
- */
-static unsigned int stamp_tlv_end(const u8 *p, unsigned int off,
-				  unsigned int len)
+static void stamp_tlvs_scan(struct stamp_session *s, bool auth, const u8 *p,
+			    unsigned int base, unsigned int len,
+			    struct stamp_tlv_scan *scan)
 {
+	unsigned int off = base;
+
+	scan->cos_dsfield = -1;
+	scan->hmac_bad = false;
 	while (off < len) {
 		const struct stamp_tlv *t = (const void *)(p + off);
+		unsigned int vlen;
 
 		if (len - off < sizeof(*t) ||
 		    be16_to_cpu(t->len) > len - off - sizeof(*t))
-			return off;
-		off += sizeof(*t) + be16_to_cpu(t->len);
+			break;
+		vlen = be16_to_cpu(t->len);
+		if (t->type == STAMP_TLV_COS && vlen == STAMP_TLV_COS_LEN &&
+		    scan->cos_dsfield < 0)
+			scan->cos_dsfield = p[off + sizeof(*t)] & ~INET_ECN_MASK;
+		if (t->type == STAMP_TLV_HMAC && vlen == STAMP_HMAC_LEN && auth)
+			scan->hmac_bad |= !stamp_hmac_ok(s->tfm, p, sizeof(__be32),
+							 p + base, off - base,
+							 p + off + sizeof(*t));
+		off += sizeof(*t) + vlen;
 	}
-	return len;
+	scan->end = min(off, len);
 }
 
 struct stamp_tlv_ctx {
@@ -377,7 +403,6 @@ struct stamp_tlv_ctx {
 	struct stamp_session	*s;
 	const struct stamp_rx	*rx;
 	int			hmac_off;	/* reply HMAC TLV value, or -1 */
-	bool			hmac_bad;
 };
 
 static bool stamp_tlv_len_ok(const struct stamp_tlv *t, unsigned int want,
@@ -435,7 +460,7 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 			return STAMP_TLV_M;
 		if (ctx->r->auth) {
 			ctx->hmac_off = off + sizeof(*t);
-			return ctx->hmac_bad ? STAMP_TLV_I : 0;
+			return ctx->rx->tlv.hmac_bad ? STAMP_TLV_I : 0;
 		}
 		return 0;
 	default:
@@ -443,31 +468,10 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 	}
 }
 
-/* RFC 8972 section 4.8: the HMAC TLV covers the Sequence Number and the TLVs
- * before it.  Checked on the test packet before anything is rewritten.
- */
-static bool stamp_tlv_hmac_bad(struct stamp_session *s, const u8 *p,
-			       unsigned int base, unsigned int end)
-{
-	unsigned int off = base;
-
-	while (off < end) {
-		const struct stamp_tlv *t = (const void *)(p + off);
-
-		if (t->type == STAMP_TLV_HMAC &&
-		    be16_to_cpu(t->len) == STAMP_HMAC_LEN)
-			return !stamp_hmac_ok(s->tfm, p, sizeof(__be32),
-					      p + base, off - base,
-					      p + off + sizeof(*t));
-		off += sizeof(*t) + be16_to_cpu(t->len);
-	}
-	return false;
-}
-
 static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
 			     unsigned int base, unsigned int len)
 {
-	unsigned int end = stamp_tlv_end(p, base, len);
+	unsigned int end = ctx->rx->tlv.end;
 	unsigned int off = base;
 	bool unknown = false;
 	u8 flags;
@@ -507,12 +511,15 @@ static void stamp_build_reply(struct stamp_reflector *r,
 	__be16 snd_ee, *ee;
 	__be64 snd_ts, *ts;
 	__be32 seq;
+	s64 tai_off = 0;
 	bool ptp;
 
-	/* Before the Sequence Number it covers is rewritten. */
-	if (r->auth && len > base)
-		ctx.hmac_bad = stamp_tlv_hmac_bad(s, p, base,
-						  stamp_tlv_end(p, base, len));
+	ptp = get_unaligned_be16(p + (r->auth ?
+				      offsetof(struct stamp_snd_auth, err_est) :
+				      offsetof(struct stamp_snd_unauth, err_est))) &
+	      STAMP_EE_Z;
+	if (ptp)
+		tai_off = stamp_tai_offset();
 
 	if (r->auth) {
 		struct stamp_snd_auth *snd = (void *)p;
@@ -521,11 +528,10 @@ static void stamp_build_reply(struct stamp_reflector *r,
 		snd_ts = snd->ts;
 		snd_ee = snd->err_est;
 		seq = snd->seq;
-		ptp = be16_to_cpu(snd_ee) & STAMP_EE_Z;
 		memset(rep->mbz2, 0, STAMP_AUTH_HMAC_OFF -
 		       offsetof(struct stamp_refl_auth, mbz2));
 		memset(rep->mbz1, 0, sizeof(rep->mbz1));
-		rep->rx_ts = stamp_timestamp(rx->t2, ptp);
+		rep->rx_ts = stamp_timestamp(rx->t2, ptp, tai_off);
 		rep->snd_seq = seq;
 		rep->snd_ts = snd_ts;
 		rep->snd_err_est = snd_ee;
@@ -539,8 +545,7 @@ static void stamp_build_reply(struct stamp_reflector *r,
 		snd_ts = snd->ts;
 		snd_ee = snd->err_est;
 		seq = snd->seq;
-		ptp = be16_to_cpu(snd_ee) & STAMP_EE_Z;
-		rep->rx_ts = stamp_timestamp(rx->t2, ptp);
+		rep->rx_ts = stamp_timestamp(rx->t2, ptp, tai_off);
 		rep->snd_seq = seq;
 		rep->snd_ts = snd_ts;
 		rep->snd_err_est = snd_ee;
@@ -561,7 +566,7 @@ static void stamp_build_reply(struct stamp_reflector *r,
 		stamp_tlvs_reply(&ctx, p, base, len);
 
 	/* T3, as late as the payload allows: only the HMAC comes after. */
-	*ts = stamp_timestamp(ktime_get_real(), ptp);
+	*ts = stamp_timestamp(ktime_get_real(), ptp, tai_off);
 	if (r->auth)
 		stamp_hmac(s->tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
 			   p + STAMP_AUTH_HMAC_OFF);
@@ -715,24 +720,6 @@ static void stamp_rx_headers(struct sk_buff *skb, struct stamp_rx *rx)
 	rx->reply_dsfield = rx->dsfield & ~INET_ECN_MASK;
 }
 
-/* The CoS TLV's DSCP1 sets the reply's DSCP; find it before the rewrite. */
-static void stamp_rx_cos(struct stamp_rx *rx, const u8 *p, unsigned int base,
-			 unsigned int len)
-{
-	unsigned int end = stamp_tlv_end(p, base, len), off = base;
-
-	while (off < end) {
-		const struct stamp_tlv *t = (const void *)(p + off);
-
-		if (t->type == STAMP_TLV_COS &&
-		    be16_to_cpu(t->len) == STAMP_TLV_COS_LEN) {
-			rx->reply_dsfield = p[off + sizeof(*t)] & ~INET_ECN_MASK;
-			return;
-		}
-		off += sizeof(*t) + be16_to_cpu(t->len);
-	}
-}
-
 /* encap_rcv: skb->data is the UDP header, whose checksum was checked. */
 static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -782,8 +769,12 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 				      p + STAMP_AUTH_HMAC_OFF))
 		goto drop;
 
-	if (len > base)
-		stamp_rx_cos(&rx, p, base, len);
+	/* Before anything is rewritten: the CoS TLV's DSCP1 sets the reply's
+	 * DSCP, and the HMAC TLV covers the sender's Sequence Number.
+	 */
+	stamp_tlvs_scan(s, r->auth, p, base, len, &rx.tlv);
+	if (rx.tlv.cos_dsfield >= 0)
+		rx.reply_dsfield = rx.tlv.cos_dsfield;
 	stamp_build_reply(r, s, &rx, p, len);
 
 	/* From here on the skb is the reply. */
