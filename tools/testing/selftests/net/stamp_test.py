@@ -9,7 +9,6 @@
 import argparse
 import hashlib
 import hmac
-import os
 import random
 import select
 import socket
