@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helper of ioam6_ext_test.sh: sends UDP test packets (optionally with
+# crafted Hop-by-Hop / Destination Options headers), captures packets on an
+# interface and decodes their IOAM options byte by byte (RFC 9197, 9486),
+# and computes the Edge-to-Edge counters a capture implies.
+
+import argparse
+import json
+import os
+import socket
+import struct
+import sys
+import time
+
+ETH_P_ALL = 0x0003
+ETH_P_IPV6 = 0x86DD
+NEXTHDR_HOP = 0
+NEXTHDR_ROUTING = 43
+NEXTHDR_DEST = 60
+NEXTHDR_IPV6 = 41
+NEXTHDR_UDP = 17
+IPV6_TLV_IOAM = 0x31
+IPV6_TLV_IOAM_DEST = 0x11
+IOAM6_TYPE_PREALLOC = 0
+IOAM6_TYPE_E2E = 3
+
+# socket option numbers from linux/in6.h
+IPV6_HOPOPTS = 54
+IPV6_DSTOPTS = 59
+
+
+def decode_trace(body, abs_off):
+    """body: the pre-allocated trace header and data (after the 4-octet
+    IOAM option header)."""
+    ns, b2, b3, ttype = struct.unpack('!HBBI', body[:8])
+    nodelen = b2 >> 3
+    overflow = (b2 >> 2) & 1
+    remlen = b3 & 0x7f
+    ttype >>= 8
+    data = body[8:]
+    filled = data[remlen * 4:]
+    nodes = []
+    step = nodelen * 4
+    if step:
+        for i in range(0, len(filled) - len(filled) % step, step):
+            nodes.append(filled[i:i + step].hex())
+    return {'kind': 'trace', 'offset': abs_off, 'ns': ns,
+            'nodelen': nodelen, 'overflow': overflow, 'remlen': remlen,
+            'type': ttype, 'data_len': len(data), 'empty': data[:remlen * 4].hex(),
+            'nodes': nodes}
+
+
+def decode_e2e(body, abs_off):
+    ns, etype = struct.unpack('!HH', body[:4])
+    d = body[4:]
+    out = {'kind': 'e2e', 'offset': abs_off, 'ns': ns, 'type': etype,
+           'data_len': len(d)}
+    p = 0
+    if etype & 0x8000:
+        out['seq'] = struct.unpack('!Q', d[p:p + 8])[0]
+        p += 8
+    if etype & 0x4000:
+        out['seq32'] = struct.unpack('!I', d[p:p + 4])[0]
+        out.setdefault('seq', out['seq32'])
+        p += 4
+    if etype & 0x2000:
+        out['ts_sec'] = struct.unpack('!I', d[p:p + 4])[0]
+        p += 4
+    if etype & 0x1000:
+        out['ts_usec'] = struct.unpack('!I', d[p:p + 4])[0]
+        p += 4
+    return out
+
+
+def decode_tlvs(hdr, hdr_off):
+    """Options of a Hop-by-Hop or Destination Options header; hdr_off is the
+    header's offset from the start of its IPv6 header."""
+    opts = []
+    i = 2
+    while i < len(hdr):
+        t = hdr[i]
+        if t == 0:
+            opts.append({'kind': 'pad1', 'offset': hdr_off + i})
+            i += 1
+            continue
+        ln = hdr[i + 1]
+        val = hdr[i + 2:i + 2 + ln]
+        off = hdr_off + i
+        if t in (IPV6_TLV_IOAM, IPV6_TLV_IOAM_DEST) and ln >= 2:
+            itype = val[1]
+            body = val[2:]
+            if itype == IOAM6_TYPE_PREALLOC and len(body) >= 8:
+                o = decode_trace(body, off)
+            elif itype == IOAM6_TYPE_E2E and len(body) >= 4:
+                o = decode_e2e(body, off)
+            else:
+                o = {'kind': 'ioam', 'offset': off, 'ioam_type': itype}
+            o['opt_type'] = t
+            o['opt_len'] = ln
+            opts.append(o)
+        elif t == 1:
+            opts.append({'kind': 'padn', 'offset': off, 'len': ln,
+                         'zero': not any(val)})
+        else:
+            opts.append({'kind': 'other', 'offset': off, 'opt_type': t,
+                         'opt_len': ln})
+        i += 2 + ln
+    return opts
+
+
+def decode_ipv6(pkt):
+    """One IPv6 packet: its extension headers in order, the options they
+    hold, and the inner packet of an IPv6-in-IPv6 one."""
+    if len(pkt) < 40 or pkt[0] >> 4 != 6:
+        return None
+    plen = struct.unpack('!H', pkt[4:6])[0]
+    out = {'src': socket.inet_ntop(socket.AF_INET6, pkt[8:24]),
+           'dst': socket.inet_ntop(socket.AF_INET6, pkt[24:40]),
+           'hlim': pkt[7], 'plen': plen, 'chain': [], 'hbh': [], 'doh': []}
+    nh = pkt[6]
+    off = 40
+    while True:
+        if nh in (NEXTHDR_HOP, NEXTHDR_DEST, NEXTHDR_ROUTING):
+            hlen = (pkt[off + 1] + 1) * 8
+            hdr = pkt[off:off + hlen]
+            name = {NEXTHDR_HOP: 'hbh', NEXTHDR_DEST: 'doh',
+                    NEXTHDR_ROUTING: 'rh'}[nh]
+            out['chain'].append(name)
+            if name != 'rh':
+                out[name] = decode_tlvs(hdr, off)
+                out[name + '_len'] = hlen
+            nh = hdr[0]
+            off += hlen
+        elif nh == NEXTHDR_IPV6:
+            out['chain'].append('ipv6')
+            out['inner'] = decode_ipv6(pkt[off:])
+            out['inner_raw'] = pkt[off:40 + plen].hex()
+            break
+        elif nh == NEXTHDR_UDP:
+            out['chain'].append('udp')
+            out['sport'], out['dport'] = struct.unpack('!HH',
+                                                       pkt[off:off + 4])
+            out['payload'] = pkt[off + 8:40 + plen].hex()
+            break
+        else:
+            out['chain'].append(str(nh))
+            break
+    # what the packet would be with no IOAM at all: the headers that are not
+    # IOAM-only, and the payload, as a hex string for byte comparisons
+    out['raw'] = pkt[:40 + plen].hex()
+    return out
+
+
+def cmd_capture(a):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.bind((a.iface, 0))
+    s.settimeout(0.2)
+    if a.ready:
+        open(a.ready, 'w').close()
+    pkts = []
+    end = time.time() + a.timeout
+    while time.time() < end and len(pkts) < a.count:
+        try:
+            frame, addr = s.recvfrom(65535)
+        except socket.timeout:
+            continue
+        # addr[2] is the packet type: 4 = PACKET_OUTGOING
+        if addr[1] != ETH_P_IPV6 or (addr[2] == 4 and not a.outgoing):
+            continue
+        p = decode_ipv6(frame[14:])
+        if p is None:
+            continue
+        udp = p if 'dport' in p else p.get('inner') or {}
+        if udp.get('dport') != a.port:
+            continue
+        p['t'] = time.time()
+        pkts.append(p)
+    with open(a.out, 'w') as f:
+        json.dump(pkts, f)
+    return 0
+
+
+def ext_hdr(opts):
+    """A Hop-by-Hop or Destination Options header (next header left 0 for
+    the kernel to set) around option bytes, padded to 8n with PadN."""
+    ln = 2 + len(opts)
+    pad = (-ln) % 8
+    if pad == 1:
+        opts += bytes([0])
+    elif pad:
+        opts += bytes([1, pad - 2]) + bytes(pad - 2)
+    return bytes([0, (len(opts) + 2) // 8 - 1]) + opts
+
+
+def e2e_opt(ns=123, etype=0xb000, data_len=None, opt_len=None):
+    data = bytes(16)
+    if data_len is not None:
+        data = data[:data_len]
+    body = bytes([0, IOAM6_TYPE_E2E]) + struct.pack('!HH', ns, etype) + data
+    return bytes([IPV6_TLV_IOAM_DEST, opt_len if opt_len is not None
+                  else len(body)]) + body
+
+
+# crafted headers: name -> (header kind, option bytes)
+CRAFT = {
+    # well-formed
+    'e2e-ok': ('doh', b'\x01\x00' + e2e_opt()),
+    'e2e-unknown-ns': ('doh', b'\x01\x00' + e2e_opt(ns=999)),
+    'ioam-unknown-type': ('doh', b'\x01\x00' + bytes([IPV6_TLV_IOAM_DEST, 6,
+                                                       0, 2, 0, 123, 0, 0])),
+    # malformed
+    'e2e-short-data': ('doh', b'\x01\x00' + e2e_opt(data_len=8)),
+    'e2e-short-hdr': ('doh', b'\x01\x00' + bytes([IPV6_TLV_IOAM_DEST, 4,
+                                                   0, 3, 0, 123])),
+    'e2e-misaligned': ('doh', e2e_opt()),
+    'trace-remlen': ('hbh', b'\x01\x00' + bytes([IPV6_TLV_IOAM, 2 + 8 + 8,
+                                                  0, 0]) +
+                     struct.pack('!HBBI', 123, 1 << 3, 10, 0x800000 << 8) +
+                     bytes(8)),
+}
+
+
+def cmd_send(a):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    if a.craft:
+        kind, opts = CRAFT[a.craft]
+        hdr = ext_hdr(opts).hex()
+        if kind == 'hbh':
+            a.hbh = hdr
+        else:
+            a.dst_opts = hdr
+    if a.hbh:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_HOPOPTS, bytes.fromhex(a.hbh))
+    if a.dst_opts:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_DSTOPTS,
+                     bytes.fromhex(a.dst_opts))
+    for i in range(a.count):
+        payload = struct.pack('!I', i) + bytes(max(a.size - 4, 0))
+        s.sendto(payload, (a.dst, a.port))
+        if a.gap:
+            time.sleep(a.gap)
+    return 0
+
+
+def cmd_recv(a):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.bind(('::', a.port))
+    s.settimeout(0.2)
+    if a.ready:
+        open(a.ready, 'w').close()
+    n = 0
+    end = time.time() + a.timeout
+    while time.time() < end:
+        try:
+            s.recv(65535)
+            n += 1
+        except socket.timeout:
+            pass
+    print(n)
+    return 0
+
+
+def cmd_oracle(a):
+    """The Edge-to-Edge counters implied by the sequence numbers a capture
+    saw, in arrival order: lost = numbers never seen between the first and
+    the highest, duplicated = copies, reordered = first copies that came
+    after a higher number."""
+    seqs = []
+    for p in json.load(open(a.file)):
+        for o in p.get('doh', []):
+            if o.get('kind') == 'e2e' and 'seq' in o:
+                seqs.append(o['seq'])
+    seen = set()
+    hi = None
+    reordered = 0
+    for s in seqs:
+        if s in seen:
+            continue
+        if hi is not None and s < hi:
+            reordered += 1
+        seen.add(s)
+        hi = s if hi is None else max(hi, s)
+    uniq = len(seen)
+    first = seqs[0] if seqs else 0
+    lost = (hi - first + 1 - len([s for s in seen if s >= first])) if seqs else 0
+    print(json.dumps({'rx': len(seqs), 'lost': lost, 'reordered': reordered,
+                      'duplicated': len(seqs) - uniq,
+                      'seq': hi if seqs else None}))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    c = sub.add_parser('capture')
+    c.add_argument('iface')
+    c.add_argument('out')
+    c.add_argument('--count', type=int, default=1 << 30)
+    c.add_argument('--timeout', type=float, default=10)
+    c.add_argument('--port', type=int, default=5555)
+    c.add_argument('--ready')
+    c.add_argument('--outgoing', action='store_true')
+    c = sub.add_parser('send')
+    c.add_argument('dst')
+    c.add_argument('count', type=int)
+    c.add_argument('--size', type=int, default=64)
+    c.add_argument('--gap', type=float, default=0.0)
+    c.add_argument('--port', type=int, default=5555)
+    c.add_argument('--hbh')
+    c.add_argument('--dst-opts')
+    c.add_argument('--craft', choices=sorted(CRAFT))
+    c = sub.add_parser('recv')
+    c.add_argument('--port', type=int, default=5555)
+    c.add_argument('--timeout', type=float, default=3)
+    c.add_argument('--ready')
+    c = sub.add_parser('oracle')
+    c.add_argument('file')
+    a = ap.parse_args()
+    return {'capture': cmd_capture, 'send': cmd_send, 'recv': cmd_recv,
+            'oracle': cmd_oracle}[a.cmd](a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,556 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# IOAM6 beyond the single pre-allocated trace: several options per route,
+# the Edge-to-Edge option and its counters, the transit delay and buffer
+# occupancy data fields, and what a node does with malformed options.
+#
+#  +-------+  2001:db8:1::/64  +-------+  2001:db8:2::/64  +-------+
+#  | alpha |-------------------| beta  |-------------------| gamma |
+#  +-------+ veth0       veth0 +-------+ veth1       veth0 +-------+
+#   id 1      encap node        id 2      transit          id 3  decap node
+#                                                          2001:db8:ff::2 (lo)
+#
+# alpha's route to 2001:db8:ff::/64 inserts the IOAM options, in each of
+# the inline, encap and auto modes; ioam6_ext.py captures on gamma's veth0
+# and decodes every option byte by byte. Impairments (netem, tbf) sit on
+# beta's veth1, towards gamma.
+
+source lib.sh
+
+readonly A=2001:db8:1::1
+readonly B1=2001:db8:1::2
+readonly B2=2001:db8:2::1
+readonly G=2001:db8:2::2
+readonly GLO=2001:db8:ff::2
+readonly TRACE_TYPE=0x881000	# bits 0 (node id), 4 (transit delay), 11
+readonly TRACE2_TYPE=0xc00000	# bits 0, 1 (interface ids)
+
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+cleanup()
+{
+	[ -n "$bg" ] && kill $bg 2>/dev/null
+	cleanup_all_ns
+	rm -rf "$tmp"
+}
+
+trap cleanup EXIT
+
+helper()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" timeout 60 python3 ./ioam6_ext.py "$@"
+}
+
+# capture on gamma's veth0 into $tmp/$1.json while "$2..." runs on alpha
+capture()
+{
+	local name=$1
+
+	shift
+	rm -f "$tmp/ready"
+	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 8 \
+		--ready "$tmp/ready" &
+	bg=$!
+	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
+	helper "$alpha" "$@"
+	wait "$bg"
+	bg=
+}
+
+e2e()
+{
+	ip -n "$gamma" -j ioam e2e show ns 123 src "$1" | jq -c ".[0] // {}"
+}
+
+setup()
+{
+	local ns
+
+	setup_ns alpha beta gamma || exit "$ksft_skip"
+	ip link add veth0 netns "$alpha" type veth peer name veth0 \
+		netns "$beta"
+	ip link add veth1 netns "$beta" type veth peer name veth0 \
+		netns "$gamma"
+
+	for ns in "$alpha" "$beta" "$gamma"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
+		ip -n "$ns" link set lo up
+		ip -n "$ns" ioam namespace add 123
+		ip -n "$ns" ioam namespace add 124
+	done
+	ip netns exec "$alpha" sysctl -wq net.ipv6.ioam6_id=1
+	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_id=2
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_id=3
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth0.ioam6_enabled=1
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth0.ioam6_id=21
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_id=22
+	ip netns exec "$gamma" sysctl -wq net.ipv6.conf.veth0.ioam6_enabled=1
+
+	ip -n "$alpha" addr add "$A"/64 dev veth0
+	ip -n "$beta" addr add "$B1"/64 dev veth0
+	ip -n "$beta" addr add "$B2"/64 dev veth1
+	ip -n "$gamma" addr add "$G"/64 dev veth0
+	ip -n "$gamma" addr add "$GLO"/128 dev lo
+	for ns in "$alpha" "$beta" "$gamma"; do
+		ip -n "$ns" link set dev veth0 up
+	done
+	ip -n "$beta" link set dev veth1 up
+	# gamma decapsulates the encap mode's IPv6-in-IPv6
+	ip -n "$gamma" link set ip6tnl0 up
+
+	ip -n "$alpha" -6 route add 2001:db8:2::/64 via "$B1"
+	ip -n "$beta" -6 route add 2001:db8:ff::/64 via "$G"
+	ip -n "$gamma" -6 route add 2001:db8:1::/64 via "$B2"
+	ip -n "$alpha" -6 route add 2001:db8:ff::/64 via "$B1" dev veth0
+	sleep 1
+}
+
+# $1 mode; the rest of the encap
+set_route()
+{
+	local mode=$1 extra=
+
+	shift
+	[ "$mode" != inline ] && extra="tundst $G"
+	ip -n "$alpha" -6 route replace 2001:db8:ff::/64 via "$B1" dev veth0 \
+		encap ioam6 mode "$mode" $extra "$@"
+}
+
+# --- several options, every mode -------------------------------------------------
+test_options()
+{
+	local mode=$1 out src
+
+	RET=0
+	src=$A
+	set_route "$mode" trace prealloc type "$TRACE_TYPE" ns 123 size 36 \
+		trace prealloc type "$TRACE2_TYPE" ns 124 size 16 \
+		e2e ns 123 seq64 timestamp
+	check_err $? "route with three options refused"
+	ip -n "$gamma" ioam e2e reset
+	capture "opts-$1" send "$GLO" 5
+	# auto inserts inline into the packets this node sends
+	[ "$mode" = auto ] && mode=inline
+	out=$(jq -r --arg mode "$mode" --arg src "$src" '
+	  def fail(m): "FAIL " + m;
+	  if length != 5 then fail("captured \(length) of 5 packets") else
+	  [ .[] | . as $p
+	    | (if $mode == "inline" then . else .inner end) as $in
+	    | (if $mode == "inline" then ["hbh","doh","udp"]
+	       else ["hbh","doh","ipv6"] end) as $chain
+	    | [ (if .chain != $chain then fail("chain \(.chain)") else empty end),
+	        (if .src != $src then fail("outer src \(.src)") else empty end),
+	        (if $mode != "inline" and $in.dst != "2001:db8:ff::2"
+	         then fail("inner dst") else empty end),
+	        ([.hbh[] | select(.kind == "trace")]) as $t
+	        | (if ($t | length) != 2 then fail("\($t | length) traces")
+	           elif $t[0].ns != 123 or $t[1].ns != 124
+	           then fail("trace namespaces") else empty end),
+	        (.hbh[] | select(.kind == "trace" or .kind == "e2e")
+	         | if .offset % 4 != 0 then fail("option at \(.offset)")
+	           else empty end),
+	        (.doh[] | select(.kind == "e2e" or .kind == "trace")
+	         | if .offset % 4 != 0 then fail("e2e at \(.offset)")
+	           else empty end),
+	        ($t[0].nodes | length) as $n
+	        | (if $n != 2 then fail("ns 123 trace: \($n) nodes") else empty
+	           end),
+	        (if ($t[1].nodes | length) != 2 then fail("ns 124 trace")
+	         else empty end),
+	        # node entries: the last filler first: beta then alpha
+	        (if ($t[0].nodes[0][2:8]) != "000002" or
+	            ($t[0].nodes[1][2:8]) != "000001"
+	         then fail("node ids \($t[0].nodes)") else empty end),
+	        # ns 124: beta in veth0 (21) out veth1 (22)
+	        (if $t[1].nodes[0][8:16] != "00150016"
+	         then fail("beta if ids \($t[1].nodes[0])") else empty end),
+	        ([.doh[] | select(.kind == "e2e")]) as $e
+	        | (if ($e | length) != 1 then fail("e2e options: \($e | length)")
+	           elif $e[0].ns != 123 or $e[0].type != 45056
+	           then fail("e2e ns/type \($e[0])") else empty end)
+	      ] | .[]
+	  ] as $errs
+	  | if ($errs | length) > 0 then $errs[0]
+	    else
+	      ([.[] | .doh[] | select(.kind == "e2e") | .seq]) as $s
+	      | if ($s | . != [range($s[0]; $s[0] + 5)])
+		then fail("e2e seq \($s)")
+		elif ([.[] | .t as $t | .doh[] | select(.kind == "e2e")
+		       | ($t - .ts_sec - .ts_usec / 1e6) | fabs > 5] | any)
+		then fail("e2e timestamps far from now")
+		else "ok" end
+	    end
+	  end' "$tmp/opts-$mode.json")
+	[ "$out" = ok ]
+	check_err $? "$out"
+	mode=$1
+
+	# gamma counted the five, from alpha, nothing lost
+	out=$(e2e "$src")
+	[ "$(echo "$out" | jq -r '"\(.rx) \(.lost) \(.reordered) \(.duplicated)"')" = "5 0 0 0" ]
+	check_err $? "gamma's counters: $out"
+	[ "$(echo "$out" | jq '.delay_count')" = 5 ]
+	check_err $? "gamma's delay samples: $out"
+	log_test "$mode: 2 traces (ns 123, 124) + E2E inserted, filled, counted"
+}
+
+# --- transit delay and buffer occupancy -------------------------------------------
+# prints "alpha_delay beta_delay alpha_buf beta_buf" of the first packet
+fields()
+{
+	jq -r '.[0].hbh[] | select(.kind == "trace" and .ns == 123)
+	  | .nodes as $n
+	  | [($n[1][8:16] | ascii_downcase), ($n[0][8:16]),
+	     ($n[1][16:24]), ($n[0][16:24])] | join(" ")' "$1"
+}
+
+test_data_fields()
+{
+	local f ad bd ab bb
+
+	set_route encap trace prealloc type "$TRACE_TYPE" ns 123 size 36
+
+	RET=0
+	capture td0 send "$GLO" 1
+	read -r ad bd ab bb <<< "$(fields "$tmp/td0.json")"
+	[ "$bd" = ffffffff ]
+	check_err $? "beta filled a transit delay ($bd) with no receive timestamp"
+	log_test "transit delay unavailable without net.ipv6.ioam6_transit_delay"
+
+	RET=0
+	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_transit_delay=1
+	capture td1 send "$GLO" 3 --gap 0.2
+	for f in $(jq -r '.[] | .hbh[] | select(.kind == "trace" and .ns == 123)
+		       | .nodes[0][8:16]' "$tmp/td1.json"); do
+		# nanoseconds, overflow bit clear, below one second
+		((0x$f > 0 && 0x$f < 1000000000))
+		check_err $? "beta's transit delay 0x$f"
+	done
+	read -r ad bd ab bb <<< "$(fields "$tmp/td1.json")"
+	[ "$ad" = ffffffff ]
+	check_err $? "alpha (packet sent locally) filled a transit delay: $ad"
+	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_transit_delay=0
+	log_test "transit delay filled by the transit node, nanoseconds, bounded"
+
+	RET=0
+	[ "$bb" = 00000000 ] && [ "$ab" = 00000000 ]
+	check_err $? "buffer occupancy with empty queues: alpha $ab beta $bb"
+	# a slow qdisc on beta towards gamma, filled by plain traffic first
+	tc -n "$beta" qdisc add dev veth1 root tbf rate 200kbit burst 1600 \
+		limit 1000000
+	rm -f "$tmp/ready"
+	helper "$gamma" capture veth0 "$tmp/td2.json" --timeout 10 --count 1 \
+		--ready "$tmp/ready" &
+	bg=$!
+	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
+	helper "$alpha" send "$G" 50 --size 1000 --port 5556
+	helper "$alpha" send "$GLO" 1
+	wait "$bg"
+	bg=
+	read -r ad bd ab bb <<< "$(fields "$tmp/td2.json")"
+	((0x$bb > 1000 && 0x$bb != 0xffffffff))
+	check_err $? "beta's buffer occupancy 0x$bb behind a full tbf"
+	tc -n "$beta" qdisc del dev veth1 root
+	log_test "buffer occupancy: 0 when idle, the queued bytes behind tbf"
+}
+
+# --- E2E counters under netem -----------------------------------------------------
+# $1 name, $2 netem arguments, $3 packets
+e2e_phase()
+{
+	local name=$1 netem=$2 n=$3 want got
+
+	RET=0
+	ip -n "$gamma" ioam e2e reset
+	tc -n "$beta" qdisc add dev veth1 root netem $netem
+	rm -f "$tmp/ready"
+	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 12 \
+		--ready "$tmp/ready" &
+	bg=$!
+	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
+	helper "$alpha" send "$GLO" "$n" --gap 0.005
+	sleep 1
+	# a few clean packets close the phase, so that every loss is seen
+	tc -n "$beta" qdisc del dev veth1 root
+	helper "$alpha" send "$GLO" 3 --gap 0.05
+	wait "$bg"
+	bg=
+	want=$(helper "$gamma" oracle "$tmp/$name.json")
+	got=$(e2e "$A" | jq -c '{rx, lost, reordered, duplicated, seq}')
+	[ "$(echo "$want" | jq -S .)" = "$(echo "$got" | jq -S .)" ]
+	check_err $? "kernel $got, capture says $want"
+	echo "$got" > "$tmp/$name.counters"
+	log_test "E2E counters with netem $netem: $got"
+}
+
+test_e2e()
+{
+	local got min max
+
+	set_route encap trace prealloc type 0x800000 ns 123 size 12 \
+		e2e ns 123 seq64 timestamp
+
+	e2e_phase loss "loss 30%" 100
+	[ "$(jq .lost "$tmp/loss.counters")" -gt 0 ]
+	check_err $? "netem dropped nothing"
+	log_test "E2E: netem loss was seen"
+
+	e2e_phase dup "duplicate 40%" 60
+	[ "$(jq .duplicated "$tmp/dup.counters")" -gt 0 ]
+	check_err $? "netem duplicated nothing"
+	log_test "E2E: netem duplicates were seen"
+
+	e2e_phase reorder "delay 20ms reorder 50% 50%" 60
+	[ "$(jq .reordered "$tmp/reorder.counters")" -gt 0 ]
+	check_err $? "netem reordered nothing"
+	log_test "E2E: netem reordering was seen"
+
+	# delay: 30 ms of netem, one clock; plausible means 30 ms .. 2 s
+	RET=0
+	ip -n "$gamma" ioam e2e reset
+	tc -n "$beta" qdisc add dev veth1 root netem delay 30ms
+	helper "$alpha" send "$GLO" 10 --gap 0.02
+	sleep 0.5
+	tc -n "$beta" qdisc del dev veth1 root
+	got=$(e2e "$A")
+	min=$(echo "$got" | jq '.delay_min // 0')
+	max=$(echo "$got" | jq '.delay_max // 0')
+	((min >= 30000000 && max < 2000000000 && min <= max))
+	check_err $? "delay min $min max $max ns"
+	log_test "E2E one-way delay behind 30 ms of netem: min $min ns, max $max ns"
+
+	# 32-bit sequence numbers, no timestamp
+	RET=0
+	set_route inline e2e ns 123 seq32
+	ip -n "$gamma" ioam e2e reset
+	capture seq32 send "$GLO" 4
+	got=$(jq -c '[.[] | .chain, (.doh[] | select(.kind == "e2e")
+		      | [.type, .data_len])] | unique' "$tmp/seq32.json")
+	[ "$got" = '[[16384,4],["doh","udp"]]' ]
+	check_err $? "E2E-only inline packets: $got"
+	got=$(e2e "$A")
+	[ "$(echo "$got" | jq -c '[.rx, .lost, .delay_count]')" = "[4,0,0]" ]
+	check_err $? "seq32 counters $got"
+	log_test "E2E alone, 32-bit sequence numbers, inline: no HBH, counted"
+
+	# reset with a filter only touches what it names
+	RET=0
+	ip -n "$gamma" ioam e2e reset ns 124
+	[ "$(e2e "$A" | jq .rx)" = 4 ]
+	check_err $? "reset ns 124 cleared ns 123"
+	ip -n "$gamma" ioam e2e reset ns 123 src "$A"
+	[ "$(e2e "$A")" = "{}" ]
+	check_err $? "reset ns 123 src $A left the counters"
+	log_test "E2E counters reset, with filters"
+}
+
+# --- events -----------------------------------------------------------------------
+test_monitor()
+{
+	local n
+
+	RET=0
+	set_route encap trace prealloc type 0x800000 ns 123 size 12 \
+		e2e ns 123 seq64 timestamp
+	ip netns exec "$gamma" timeout 4 ip -j ioam monitor \
+		> "$tmp/monitor.json" 2>"$tmp/monitor.err" &
+	bg=$!
+	sleep 1
+	helper "$alpha" send "$GLO" 3 --gap 0.1
+	wait "$bg"
+	bg=
+	n=$(jq -s '[.[] | select(.event == "e2e")] | length' "$tmp/monitor.json")
+	[ "$n" = 3 ]
+	check_err $? "$n E2E events of 3: $(head -c 300 "$tmp/monitor.json" "$tmp/monitor.err")"
+	n=$(jq -s '[.[] | select(.event == "trace")] | length' "$tmp/monitor.json")
+	[ "$n" = 3 ]
+	check_err $? "$n trace events of 3"
+	log_test "ip ioam monitor: an E2E and a trace event per packet"
+}
+
+# --- malformed options --------------------------------------------------------------
+# Ip6InHdrErrors of beta and gamma together
+hdr_errors()
+{
+	local ns n=0
+
+	for ns in "$beta" "$gamma"; do
+		n=$((n + $(ip netns exec "$ns" nstat -az Ip6InHdrErrors |
+			   awk '/Ip6InHdrErrors/ {print $2}')))
+	done
+	echo "$n"
+}
+
+test_malformed()
+{
+	local kind n want err0 err1
+
+	RET=0
+	ip -n "$gamma" ioam e2e reset
+	err0=$(hdr_errors)
+	rm -f "$tmp/ready"
+	helper "$gamma" recv --timeout 6 --ready "$tmp/ready" > "$tmp/recv" &
+	bg=$!
+	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
+	for kind in e2e-ok e2e-unknown-ns ioam-unknown-type e2e-short-data \
+		    e2e-short-hdr e2e-misaligned trace-remlen; do
+		helper "$alpha" send "$G" 2 --craft "$kind"
+		check_err $? "cannot send $kind"
+	done
+	wait "$bg"
+	bg=
+	# the three well-formed kinds are delivered, the four others dropped
+	n=$(cat "$tmp/recv")
+	[ "$n" = 6 ]
+	check_err $? "$n packets delivered, 6 expected"
+	err1=$(hdr_errors)
+	# the Hop-by-Hop one is dropped by beta, the first IOAM node
+	[ $((err1 - err0)) = 8 ]
+	check_err $? "Ip6InHdrErrors +$((err1 - err0)), 8 expected"
+	# only e2e-ok is counted, and its sequence number 0 twice
+	want='{"rx":2,"lost":0,"reordered":0,"duplicated":1}'
+	n=$(e2e "$A" | jq -c '{rx, lost, reordered, duplicated}')
+	[ "$n" = "$want" ]
+	check_err $? "counters $n"
+	log_test "crafted IOAM options: malformed dropped and counted, others ignored"
+}
+
+# --- configuration that cannot be honoured ------------------------------------------
+check_reject()
+{
+	local desc=$1 before after out
+
+	shift
+	before=$(ip -n "$alpha" -6 route show 2001:db8:ff::/64)
+	out=$(set_route "$@" 2>&1)
+	if [ $? -eq 0 ]; then
+		check_err 1 "accepted"
+	fi
+	after=$(ip -n "$alpha" -6 route show 2001:db8:ff::/64)
+	[ "$before" = "$after" ]
+	check_err $? "the route changed: $after"
+	echo "$out" | grep -q "Error:"
+	check_err $? "no extack message: $out"
+	log_test "reject: $desc ($(echo "$out" | head -n 1))"
+}
+
+test_reject()
+{
+	local traces= i
+
+	set_route encap trace prealloc type 0x800000 ns 123 size 12 \
+		e2e ns 123 seq64
+	RET=0
+	check_reject "E2E in an unknown namespace" encap \
+		trace prealloc type 0x800000 ns 123 size 12 e2e ns 7 seq64
+	RET=0
+	check_reject "trace option in an unknown namespace" encap \
+		trace prealloc type 0x800000 ns 123 size 12 \
+		trace prealloc type 0x800000 ns 7 size 12
+	RET=0
+	check_reject "64- and 32-bit E2E sequence numbers" encap \
+		trace prealloc type 0x800000 ns 123 size 12 e2e ns 123 \
+		type 0xc000
+	RET=0
+	check_reject "undefined E2E type bits" encap \
+		trace prealloc type 0x800000 ns 123 size 12 e2e ns 123 \
+		type 0x0800
+	for i in $(seq 17); do
+		traces="$traces trace prealloc type 0x800000 ns 123 size 4"
+	done
+	RET=0
+	# shellcheck disable=SC2086
+	check_reject "17 options" encap $traces
+	traces=
+	for i in $(seq 9); do
+		traces="$traces trace prealloc type 0x800000 ns 123 size 244"
+	done
+	RET=0
+	# shellcheck disable=SC2086
+	check_reject "more than one Hop-by-Hop header holds" encap $traces
+	ip -n "$alpha" link set veth0 mtu 1280
+	traces=
+	for i in $(seq 5); do
+		traces="$traces trace prealloc type 0x800000 ns 123 size 244"
+	done
+	RET=0
+	# shellcheck disable=SC2086
+	check_reject "options larger than the device MTU" encap $traces
+	ip -n "$alpha" link set veth0 mtu 1500
+}
+
+# --- what 6.12 accepted keeps working ---------------------------------------------------
+test_compat()
+{
+	local out old=/usr/sbin/ip
+
+	RET=0
+	set_route encap trace prealloc type 0x800000 ns 123 size 12
+	out=$(ip -n "$alpha" -6 route show 2001:db8:ff::/64)
+	echo "$out" | grep -q "trace prealloc type 0x800000 ns 123 size 12"
+	check_err $? "single trace route: $out"
+	echo "$out" | grep -q "e2e"
+	check_err $((!$?)) "a single-trace route shows options it has not: $out"
+	log_test "single-trace route: the 6.12 syntax, shown as before"
+
+	# the distribution's iproute2, which knows nothing of the new attribute
+	if [ -x "$old" ] && [ "$(command -v ip)" != "$old" ]; then
+		RET=0
+		ip -n "$alpha" -6 route del 2001:db8:ff::/64
+		# (its parser needs a word after "size N")
+		$old -n "$alpha" -6 route add 2001:db8:ff::/64 \
+			encap ioam6 trace prealloc type 0x800000 ns 123 \
+			size 12 via "$B1"
+		check_err $? "old ip cannot add a single-trace route"
+		set_route encap trace prealloc type 0x800000 ns 123 size 12 \
+			trace prealloc type 0xc00000 ns 124 size 8 \
+			e2e ns 123 seq64
+		out=$($old -n "$alpha" -6 route show 2001:db8:ff::/64)
+		echo "$out" | grep -q "trace prealloc type 0x800000 ns 123 size 12"
+		check_err $? "old ip shows: $out"
+		log_test "the distribution's ip adds and shows routes"
+	fi
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: need root privileges"
+	exit "$ksft_skip"
+fi
+for cmd in ip tc jq nstat python3; do
+	if ! command -v "$cmd" >/dev/null; then
+		echo "SKIP: $cmd not found"
+		exit "$ksft_skip"
+	fi
+done
+if ! ip ioam help 2>&1 | grep -q "ioam e2e"; then
+	echo "SKIP: iproute2 without 'ip ioam e2e'"
+	exit "$ksft_skip"
+fi
+
+tmp=$(mktemp -d)
+bg=
+setup
+set +e
+
+test_compat
+for mode in inline encap auto; do
+	test_options "$mode"
+done
+test_data_fields
+test_e2e
+test_monitor
+test_malformed
+test_reject
+
+exit "$EXIT_STATUS"
