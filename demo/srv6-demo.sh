@@ -14,7 +14,8 @@
 #   SIDs: r1 fc00:1::/48, r2 fc00:2::/48, r3 fc00:3::/48
 #
 # Prints what an operator looks at: the routes, a ping and its path on the
-# wire, the per-behaviour counters, a STAMP measurement of the path.  Exits non-zero if the network does not
+# wire, the per-behaviour counters, a STAMP measurement of the path, an IOAM
+# trace and Edge-to-Edge loss counters.  Exits non-zero if the network does not
 # carry the traffic as it should.
 
 set -eu
@@ -133,6 +134,42 @@ nsx hs2 ip -s stamp show
 rx=$(nsx hs2 ip -s -j stamp session show | jq '.[0].stats.tx')
 echo "the reflector's session answered ${rx:-0} test packets, expected $PINGS"
 [ "${rx:-0}" = "$PINGS" ] || ok=0
+
+# IOAM along the same path: hs1 inserts a trace (namespace 1) and an
+# Edge-to-Edge option into its packets to hs2; r1 and hs2 fill the trace,
+# hs2 counts the E2E sequence numbers. netem on r2 drops some on purpose.
+for n in hs1 r1 hs2; do
+	nsx "$n" ip ioam namespace add 1
+done
+nsx r1 sysctl -qw net.ipv6.ioam6_id=1 net.ipv6.conf.veth-hs1.ioam6_enabled=1
+nsx hs2 sysctl -qw net.ipv6.ioam6_id=2 net.ipv6.conf.eth0.ioam6_enabled=1
+nsx hs1 ip -6 route add fd00:b::1/128 via fd00:a::254 encap ioam6 mode inline \
+	trace prealloc type 0x800000 ns 1 size 12 e2e ns 1 seq64 timestamp
+section "hs1: ip -6 route show fd00:b::1/128 (IOAM trace + Edge-to-Edge)"
+nsx hs1 ip -6 route show fd00:b::1/128
+mon=$(mktemp)
+nsx hs2 timeout 3 ip ioam monitor > "$mon" 2>&1 &
+mon_pid=$!
+sleep 1
+nsx hs1 ping -6 -q -c 2 -i 0.2 -W 2 fd00:b::1 > /dev/null || ok=0
+wait "$mon_pid" 2> /dev/null || true
+section "hs2: ip ioam monitor (trace: hop limit and node id of r1, then hs2)"
+cat "$mon"
+grep -q '^trace ns 1' "$mon" && grep -q '^e2e ns 1' "$mon" || {
+	echo "demo: hs2 saw no IOAM trace or E2E event" >&2
+	ok=0
+}
+nsx hs2 ip ioam e2e reset
+nsx r2 tc qdisc add dev veth-r3 root netem loss 25%
+nsx hs1 ping -6 -q -c 20 -i 0.05 -W 1 fd00:b::1 > /dev/null || true
+nsx r2 tc qdisc del dev veth-r3 root
+nsx hs1 ping -6 -q -c 1 -W 2 fd00:b::1 > /dev/null || true
+section "hs2: ip ioam e2e show (21 packets, netem loss 25% on r2)"
+nsx hs2 ip ioam e2e show
+lost=$(nsx hs2 ip -j ioam e2e show | jq '.[0].lost')
+rx=$(nsx hs2 ip -j ioam e2e show | jq '.[0].rx')
+echo "hs2 received ${rx:-0} and counted ${lost:-0} lost of 21"
+[ $((${rx:-0} + ${lost:-0})) = 21 ] || ok=0
 
 if [ "$ok" = 1 ]; then
 	echo "demo: PASS"

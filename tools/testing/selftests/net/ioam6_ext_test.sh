@@ -244,6 +244,15 @@ test_data_fields()
 	log_test "transit delay filled by the transit node, nanoseconds, bounded"
 
 	RET=0
+	[ "$bb" = ffffffff ] && [ "$ab" = ffffffff ]
+	check_err $? "buffer occupancy without the sysctl: alpha $ab beta $bb"
+	log_test "buffer occupancy unavailable without net.ipv6.ioam6_buffer_occupancy"
+
+	RET=0
+	ip netns exec "$alpha" sysctl -wq net.ipv6.ioam6_buffer_occupancy=1
+	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_buffer_occupancy=1
+	capture td3 send "$GLO" 1
+	read -r ad bd ab bb <<< "$(fields "$tmp/td3.json")"
 	[ "$bb" = 00000000 ] && [ "$ab" = 00000000 ]
 	check_err $? "buffer occupancy with empty queues: alpha $ab beta $bb"
 	# a slow qdisc on beta towards gamma, filled by plain traffic first
