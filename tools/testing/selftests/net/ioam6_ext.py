@@ -215,6 +215,11 @@ CRAFT = {
     'e2e-short-hdr': ('doh', b'\x01\x00' + bytes([IPV6_TLV_IOAM_DEST, 4,
                                                    0, 3, 0, 123])),
     'e2e-misaligned': ('doh', e2e_opt()),
+    # a router alert (2n+0), then a trace that a domain egress removes
+    'ra-trace': ('hbh', bytes([5, 2, 0, 0, 1, 0, IPV6_TLV_IOAM, 2 + 8 + 8,
+                               0, 0]) +
+                 struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
+                 bytes(8)),
     'trace-remlen': ('hbh', b'\x01\x00' + bytes([IPV6_TLV_IOAM, 2 + 8 + 8,
                                                   0, 0]) +
                      struct.pack('!HBBI', 123, 1 << 3, 10, 0x800000 << 8) +
@@ -224,6 +229,8 @@ CRAFT = {
 
 def cmd_send(a):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    if a.sport:
+        s.bind(('::', a.sport))
     if a.craft:
         kind, opts = CRAFT[a.craft]
         hdr = ext_hdr(opts).hex()
@@ -311,6 +318,7 @@ def main():
     c.add_argument('--hbh')
     c.add_argument('--dst-opts')
     c.add_argument('--craft', choices=sorted(CRAFT))
+    c.add_argument('--sport', type=int)
     c = sub.add_parser('recv')
     c.add_argument('--port', type=int, default=5555)
     c.add_argument('--timeout', type=float, default=3)

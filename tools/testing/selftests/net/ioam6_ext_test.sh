@@ -3,7 +3,8 @@
 #
 # IOAM6 beyond the single pre-allocated trace: several options per route,
 # the Edge-to-Edge option and its counters, the transit delay and buffer
-# occupancy data fields, and what a node does with malformed options.
+# occupancy data fields, removal at the domain egress, and what a node does
+# with malformed options.
 #
 #  +-------+  2001:db8:1::/64  +-------+  2001:db8:2::/64  +-------+
 #  | alpha |-------------------| beta  |-------------------| gamma |
@@ -435,6 +436,49 @@ test_malformed()
 	log_test "crafted IOAM options: malformed dropped and counted, others ignored"
 }
 
+# --- domain egress -----------------------------------------------------------------
+test_domain_egress()
+{
+	local got want
+
+	RET=0
+	ip -n "$gamma" ioam e2e reset
+	# what gamma receives from alpha with no IOAM at all
+	ip -n "$alpha" -6 route replace 2001:db8:ff::/64 via "$B1" dev veth0
+	capture plain send "$GLO" 1 --sport 4242
+	# the same with a trace and an E2E option inserted inline, removed
+	# again by beta on its way out of the domain
+	set_route inline trace prealloc type "$TRACE_TYPE" ns 123 size 36 \
+		e2e ns 123 seq64 timestamp
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=1
+	capture stripped send "$GLO" 1 --sport 4242
+	want=$(jq -r '.[0].raw' "$tmp/plain.json")
+	got=$(jq -r '.[0].raw' "$tmp/stripped.json")
+	[ -n "$want" ] && [ "$want" != null ] && [ "$got" = "$want" ]
+	check_err $? "stripped packet differs: $got, expected $want"
+	[ "$(e2e "$A")" = "{}" ]
+	check_err $? "gamma counted an E2E option that beta removed"
+	log_test "domain egress: packet leaves byte-identical to one without IOAM"
+
+	RET=0
+	# a Hop-by-Hop header with a router alert too: the alert stays, at its
+	# alignment, the header is re-padded
+	capture ra send "$G" 1 --craft ra-trace
+	got=$(jq -c '.[0] | [.chain, .hbh_len,
+		      [.hbh[] | [.kind, .offset, .opt_type]]]' "$tmp/ra.json")
+	want='[["hbh","udp"],8,[["other",42,5],["padn",46,null]]]'
+	[ "$got" = "$want" ]
+	check_err $? "router alert packet: $got, expected $want"
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=0
+
+	# and without the sysctl, both stay
+	capture ra-kept send "$G" 1 --craft ra-trace
+	got=$(jq -c '.[0] | [.hbh_len, [.hbh[] | .kind]]' "$tmp/ra-kept.json")
+	[ "$got" = '[32,["other","padn","trace","padn"]]' ]
+	check_err $? "without ioam6_domain_egress: $got"
+	log_test "domain egress: other Hop-by-Hop options kept and re-padded"
+}
+
 # --- configuration that cannot be honoured ------------------------------------------
 check_reject()
 {
@@ -560,6 +604,7 @@ test_data_fields
 test_e2e
 test_monitor
 test_malformed
+test_domain_egress
 test_reject
 
 exit "$EXIT_STATUS"

@@ -1,0 +1,4 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# IOAM, mode freq: see ioam.sh.
+exec bash "$(dirname "$0")/ioam.sh" "$1" "$2" freq "${3:-1}"
