@@ -143,6 +143,7 @@ for n in hs1 r1 hs2; do
 done
 nsx r1 sysctl -qw net.ipv6.ioam6_id=1 net.ipv6.conf.veth-hs1.ioam6_enabled=1
 nsx hs2 sysctl -qw net.ipv6.ioam6_id=2 net.ipv6.conf.eth0.ioam6_enabled=1
+nsx hs1 sysctl -qw net.ipv6.ioam6_id=3
 nsx hs1 ip -6 route add fd00:b::1/128 via fd00:a::254 encap ioam6 mode inline \
 	trace prealloc type 0x800000 ns 1 size 12 e2e ns 1 seq64 timestamp
 section "hs1: ip -6 route show fd00:b::1/128 (IOAM trace + Edge-to-Edge)"
@@ -153,7 +154,7 @@ mon_pid=$!
 sleep 1
 nsx hs1 ping -6 -q -c 2 -i 0.2 -W 2 fd00:b::1 > /dev/null || ok=0
 wait "$mon_pid" 2> /dev/null || true
-section "hs2: ip ioam monitor (trace: hop limit and node id of r1, then hs2)"
+section "hs2: ip ioam monitor (trace entries, last filler first: hop limit and node id of hs2 (2), r1 (1), hs1 (3))"
 cat "$mon"
 grep -q '^trace ns 1' "$mon" && grep -q '^e2e ns 1' "$mon" || {
 	echo "demo: hs2 saw no IOAM trace or E2E event" >&2

@@ -24,12 +24,13 @@ ip netns exec "$SUT" sysctl -qw net.ipv6.ioam6_id=1 \
 	net.ipv6.conf.veth0.ioam6_enabled=1
 
 trace="trace prealloc type 0x800000 size 12"
-opts=
+opts= freq=
 case $mode in
 unused)
 	;;
 freq)
-	opts="freq 1/$n $trace ns 1"
+	freq="freq 1/$n"
+	opts="$trace ns 1"
 	;;
 opts|ns)
 	for i in $(seq 1 "$n"); do
@@ -48,6 +49,6 @@ esac
 if [ -n "$opts" ]; then
 	# shellcheck disable=SC2086
 	sut -6 route replace fd00:9::/64 via fd00:2::2 dev sink0 \
-		encap ioam6 mode inline $opts
+		encap ioam6 $freq mode inline $opts
 fi
 traffic 6
