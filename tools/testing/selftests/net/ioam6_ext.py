@@ -220,6 +220,10 @@ CRAFT = {
                                0, 0]) +
                  struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
                  bytes(8)),
+    # the same, the trace first: the alert moves, to its offset modulo 8
+    'trace-ra': ('hbh', bytes([1, 0, IPV6_TLV_IOAM, 2 + 8 + 8, 0, 0]) +
+                 struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
+                 bytes(8) + bytes([5, 2, 0, 0])),
     'trace-remlen': ('hbh', b'\x01\x00' + bytes([IPV6_TLV_IOAM, 2 + 8 + 8,
                                                   0, 0]) +
                      struct.pack('!HBBI', 123, 1 << 3, 10, 0x800000 << 8) +

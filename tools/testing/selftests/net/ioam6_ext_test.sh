@@ -469,6 +469,13 @@ test_domain_egress()
 	want='[["hbh","udp"],8,[["other",42,5],["padn",46,null]]]'
 	[ "$got" = "$want" ]
 	check_err $? "router alert packet: $got, expected $want"
+	# the trace first: the alert moves up, to its old offset modulo 8
+	capture tra send "$G" 1 --craft trace-ra
+	got=$(jq -c '.[0] | [.chain, .hbh_len,
+		      [.hbh[] | [.kind, .offset, .opt_type]]]' "$tmp/tra.json")
+	want='[["hbh","udp"],16,[["padn",42,null],["other",48,5],["padn",52,null]]]'
+	[ "$got" = "$want" ]
+	check_err $? "trace then router alert: $got, expected $want"
 	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=0
 
 	# and without the sysctl, both stay
