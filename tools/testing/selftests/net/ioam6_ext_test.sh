@@ -505,10 +505,18 @@ check_reject()
 	log_test "reject: $desc ($(echo "$out" | head -n 1))"
 }
 
+# N SIZE: the encap words of N pre-allocated traces of SIZE octets, ns 123
+traces()
+{
+	local i
+
+	for i in $(seq "$1"); do
+		echo "trace prealloc type 0x800000 ns 123 size $2"
+	done
+}
+
 test_reject()
 {
-	local traces= i
-
 	set_route encap trace prealloc type 0x800000 ns 123 size 12 \
 		e2e ns 123 seq64
 	RET=0
@@ -526,27 +534,17 @@ test_reject()
 	check_reject "undefined E2E type bits" encap \
 		trace prealloc type 0x800000 ns 123 size 12 e2e ns 123 \
 		type 0x0800
-	for i in $(seq 17); do
-		traces="$traces trace prealloc type 0x800000 ns 123 size 4"
-	done
 	RET=0
-	# shellcheck disable=SC2086
-	check_reject "17 options" encap $traces
-	traces=
-	for i in $(seq 9); do
-		traces="$traces trace prealloc type 0x800000 ns 123 size 244"
-	done
+	# shellcheck disable=SC2046
+	check_reject "17 options" encap $(traces 17 4)
 	RET=0
-	# shellcheck disable=SC2086
-	check_reject "more than one Hop-by-Hop header holds" encap $traces
+	# shellcheck disable=SC2046
+	check_reject "more than one Hop-by-Hop header holds" encap \
+		$(traces 9 244)
 	ip -n "$alpha" link set veth0 mtu 1280
-	traces=
-	for i in $(seq 5); do
-		traces="$traces trace prealloc type 0x800000 ns 123 size 244"
-	done
 	RET=0
-	# shellcheck disable=SC2086
-	check_reject "options larger than the device MTU" encap $traces
+	# shellcheck disable=SC2046
+	check_reject "options larger than the device MTU" encap $(traces 5 244)
 	ip -n "$alpha" link set veth0 mtu 1500
 }
 
