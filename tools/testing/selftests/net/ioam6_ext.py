@@ -4,7 +4,8 @@
 # Helper of ioam6_ext_test.sh: sends UDP test packets (optionally with
 # crafted Hop-by-Hop / Destination Options headers), captures packets on an
 # interface and decodes their IOAM options byte by byte (RFC 9197, 9486),
-# and computes the Edge-to-Edge counters a capture implies.
+# and computes the Edge-to-Edge counters a capture implies. RFC 9326 for the
+# Direct Export option.
 
 import argparse
 import json
@@ -25,6 +26,9 @@ IPV6_TLV_IOAM = 0x31
 IPV6_TLV_IOAM_DEST = 0x11
 IOAM6_TYPE_PREALLOC = 0
 IOAM6_TYPE_E2E = 3
+IOAM6_TYPE_DEX = 4
+DEX_FLOW_ID = 0x80
+DEX_SEQ = 0x40
 
 # socket option numbers from linux/in6.h
 IPV6_HOPOPTS = 54
@@ -74,6 +78,33 @@ def decode_e2e(body, abs_off):
     return out
 
 
+def decode_dex(body, abs_off):
+    ns, flags, ext, ttype = struct.unpack('!HBBI', body[:8])
+    out = {'kind': 'dex', 'offset': abs_off, 'ns': ns, 'flags': flags,
+           'ext_flags': ext, 'type': ttype >> 8, 'reserved': ttype & 0xff,
+           'data_len': len(body) - 8}
+    p = 8
+    for bit, key in ((DEX_FLOW_ID, 'flowid'), (DEX_SEQ, 'seq')):
+        if ext & bit and len(body) >= p + 4:
+            out[key] = struct.unpack('!I', body[p:p + 4])[0]
+            p += 4
+    return out
+
+
+def dex_opt(ns=123, ext=DEX_FLOW_ID | DEX_SEQ, opt_len=None, fields=None):
+    """A DEX option, IOAM-Trace-Type bit 0; by default flow ID 7 and
+    sequence number 9 as the Extension-Flags ask."""
+    if fields is None:
+        fields = b''
+        for bit, val in ((DEX_FLOW_ID, 7), (DEX_SEQ, 9)):
+            if ext & bit:
+                fields += struct.pack('!I', val)
+    body = (bytes([0, IOAM6_TYPE_DEX]) +
+            struct.pack('!HBBI', ns, 0, ext, 0x800000 << 8) + fields)
+    return bytes([IPV6_TLV_IOAM, opt_len if opt_len is not None
+                  else len(body)]) + body
+
+
 def decode_tlvs(hdr, hdr_off):
     """Options of a Hop-by-Hop or Destination Options header; hdr_off is the
     header's offset from the start of its IPv6 header."""
@@ -95,6 +126,8 @@ def decode_tlvs(hdr, hdr_off):
                 o = decode_trace(body, off)
             elif itype == IOAM6_TYPE_E2E and len(body) >= 4:
                 o = decode_e2e(body, off)
+            elif itype == IOAM6_TYPE_DEX and len(body) >= 8:
+                o = decode_dex(body, off)
             else:
                 o = {'kind': 'ioam', 'offset': off, 'ioam_type': itype}
             o['opt_type'] = t
@@ -224,6 +257,17 @@ CRAFT = {
     'trace-ra': ('hbh', bytes([1, 0, IPV6_TLV_IOAM, 2 + 8 + 8, 0, 0]) +
                  struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
                  bytes(8) + bytes([5, 2, 0, 0])),
+    # Direct Export: well-formed, unknown namespace, an unassigned
+    # Extension-Flag with its 4-octet field; then truncated header, and
+    # fewer optional fields than the Extension-Flags announce
+    'dex-ok': ('hbh', b'\x01\x00' + dex_opt()),
+    'dex-unknown-ns': ('hbh', b'\x01\x00' + dex_opt(ns=999)),
+    'dex-unassigned-ext': ('hbh', b'\x01\x00' +
+                           dex_opt(ext=DEX_SEQ | 0x20,
+                                   fields=struct.pack('!II', 9, 0))),
+    'dex-short-hdr': ('hbh', b'\x01\x00' + dex_opt(ext=0, opt_len=6)[:8]),
+    'dex-short-ext': ('hbh', b'\x01\x00' +
+                      dex_opt(ext=DEX_FLOW_ID | DEX_SEQ, fields=b'')),
     'trace-remlen': ('hbh', b'\x01\x00' + bytes([IPV6_TLV_IOAM, 2 + 8 + 8,
                                                   0, 0]) +
                      struct.pack('!HBBI', 123, 1 << 3, 10, 0x800000 << 8) +

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # IOAM6 beyond the single pre-allocated trace: several options per route,
-# the Edge-to-Edge option and its counters, the transit delay and buffer
-# occupancy data fields, removal at the domain egress, and what a node does
-# with malformed options.
+# the Edge-to-Edge option and its counters, the Direct Export option and its
+# events, the transit delay and buffer occupancy data fields, removal at the
+# domain egress, and what a node does with malformed options.
 #
 #  +-------+  2001:db8:1::/64  +-------+  2001:db8:2::/64  +-------+
 #  | alpha |-------------------| beta  |-------------------| gamma |
@@ -36,7 +36,7 @@ check_err()
 
 cleanup()
 {
-	[ -n "$bg" ] && kill $bg 2>/dev/null
+	[ -n "$bg$mon" ] && kill $bg $mon 2>/dev/null
 	cleanup_all_ns
 	rm -rf "$tmp"
 }
@@ -389,6 +389,108 @@ test_monitor()
 	log_test "ip ioam monitor: an E2E and a trace event per packet"
 }
 
+# --- Direct Export --------------------------------------------------------------------
+# ip ioam monitor -j on each node, into $tmp/$1-<node>.json, until
+# monitors_stop
+monitors_start()
+{
+	local name=$1 node
+
+	mon=
+	for node in alpha beta gamma; do
+		ip netns exec "${!node}" timeout 60 ip -j ioam monitor \
+			> "$tmp/$name-$node.json" 2>"$tmp/$name-$node.err" &
+		mon="$mon $!"
+	done
+	sleep 1
+}
+
+# the events of packets sent a second ago are out: stop listening
+monitors_stop()
+{
+	sleep 1
+	# shellcheck disable=SC2086
+	kill $mon
+	# shellcheck disable=SC2086
+	wait $mon 2>/dev/null
+	mon=
+}
+
+# $1 monitor file: the DEX events as [ns, flowid, seq, node id, if ids]
+dex_events()
+{
+	jq -s -c '[.[] | select(.event == "dex")
+		   | [.ns, .flowid, .seq, .data[2:8], .data[8:16]]]' "$1"
+}
+
+test_dex()
+{
+	local mode=$1 out want node id
+
+	RET=0
+	# bits 0 (node id), 1 (interface ids); a flow ID; sequence numbers
+	set_route "$mode" trace prealloc type 0x800000 ns 124 size 12 \
+		dex ns 123 type 0xc00000 flowid 42 seq
+	check_err $? "route with a DEX option refused"
+	monitors_start "dex-$mode"
+	capture "dex-$mode" send "$GLO" 3
+	monitors_stop
+
+	# on the wire: one DEX option in the Hop-by-Hop header, after the
+	# trace, 4n-aligned, stamped 0, 1, 2; no node wrote into it
+	out=$(jq -c '[.[] | .hbh[] | select(.kind == "dex")
+		      | [.offset % 4, .ns, .flags, .ext_flags, .type,
+			 .reserved, .data_len, .flowid, .seq]]' \
+		"$tmp/dex-$mode.json")
+	want='[[0,123,0,192,12582912,0,8,42,0],[0,123,0,192,12582912,0,8,42,1],[0,123,0,192,12582912,0,8,42,2]]'
+	[ "$out" = "$want" ]
+	check_err $? "DEX options on the wire: $out"
+
+	# each node exported its own data for each packet: node id, and for
+	# beta, the transit node, in veth0 (21) out veth1 (22)
+	for node in alpha beta gamma; do
+		case $node in
+		alpha) id=000001 ;;
+		beta) id=000002 ;;
+		gamma) id=000003 ;;
+		esac
+		want="[[123,42,0,\"$id\"],[123,42,1,\"$id\"],[123,42,2,\"$id\"]]"
+		out=$(dex_events "$tmp/dex-$mode-$node.json" | jq -c 'map(.[0:4])')
+		[ "$out" = "$want" ]
+		check_err $? "$node's DEX events: $out $(head -c 200 "$tmp/dex-$mode-$node.err")"
+	done
+	out=$(dex_events "$tmp/dex-$mode-beta.json" | jq -c 'map(.[4]) | unique')
+	[ "$out" = '["00150016"]' ]
+	check_err $? "beta's interface ids: $out"
+	log_test "$mode: DEX inserted, exported by each node, packet untouched"
+}
+
+test_dex_rate()
+{
+	local n
+
+	RET=0
+	set_route encap dex ns 123 type 0x800000 seq
+	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_dex_rate=2
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_dex_rate=0
+	monitors_start dexrate
+	helper "$alpha" send "$GLO" 10
+	monitors_stop
+	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_dex_rate=1000
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_dex_rate=1000
+	n=$(dex_events "$tmp/dexrate-alpha.json" | jq length)
+	[ "$n" = 10 ]
+	check_err $? "alpha (rate 1000) exported $n of 10"
+	# a burst of 10 spans one or two of beta's one-second windows
+	n=$(dex_events "$tmp/dexrate-beta.json" | jq length)
+	[ "$n" -ge 2 ] && [ "$n" -le 4 ]
+	check_err $? "beta (rate 2) exported $n of 10"
+	n=$(dex_events "$tmp/dexrate-gamma.json" | jq length)
+	[ "$n" = 0 ]
+	check_err $? "gamma (rate 0) exported $n"
+	log_test "DEX exports limited by net.ipv6.ioam6_dex_rate"
+}
+
 # --- malformed options --------------------------------------------------------------
 # Ip6InHdrErrors of beta and gamma together
 hdr_errors()
@@ -410,29 +512,41 @@ test_malformed()
 	ip -n "$gamma" ioam e2e reset
 	err0=$(hdr_errors)
 	rm -f "$tmp/ready"
-	helper "$gamma" recv --timeout 6 --ready "$tmp/ready" > "$tmp/recv" &
+	helper "$gamma" recv --timeout 15 --ready "$tmp/ready" > "$tmp/recv" &
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
-	for kind in e2e-ok e2e-unknown-ns ioam-unknown-type e2e-short-data \
-		    e2e-short-hdr e2e-misaligned trace-remlen; do
+	monitors_start malformed
+	for kind in e2e-ok e2e-unknown-ns ioam-unknown-type dex-ok \
+		    dex-unknown-ns dex-unassigned-ext e2e-short-data \
+		    e2e-short-hdr e2e-misaligned trace-remlen dex-short-hdr \
+		    dex-short-ext; do
 		helper "$alpha" send "$G" 2 --craft "$kind"
 		check_err $? "cannot send $kind"
 	done
 	wait "$bg"
 	bg=
-	# the three well-formed kinds are delivered, the four others dropped
+	monitors_stop
+	# the six well-formed kinds are delivered, the six others dropped
 	n=$(cat "$tmp/recv")
-	[ "$n" = 6 ]
-	check_err $? "$n packets delivered, 6 expected"
+	[ "$n" = 12 ]
+	check_err $? "$n packets delivered, 12 expected"
 	err1=$(hdr_errors)
-	# the Hop-by-Hop one is dropped by beta, the first IOAM node
-	[ $((err1 - err0)) = 8 ]
-	check_err $? "Ip6InHdrErrors +$((err1 - err0)), 8 expected"
+	# the Hop-by-Hop ones are dropped by beta, the first IOAM node
+	[ $((err1 - err0)) = 12 ]
+	check_err $? "Ip6InHdrErrors +$((err1 - err0)), 12 expected"
 	# only e2e-ok is counted, and its sequence number 0 twice
 	want='{"rx":2,"lost":0,"reordered":0,"duplicated":1}'
 	n=$(e2e "$A" | jq -c '{rx, lost, reordered, duplicated}')
 	[ "$n" = "$want" ]
 	check_err $? "counters $n"
+	# beta and gamma export dex-ok and dex-unassigned-ext (its seq, and
+	# the unassigned field skipped), not the unknown namespace
+	for n in beta gamma; do
+		want='[[123,7,9,"000002"],[123,7,9,"000002"],[123,null,9,"000002"],[123,null,9,"000002"]]'
+		[ "$n" = gamma ] && want=${want//000002/000003}
+		[ "$(dex_events "$tmp/malformed-$n.json" | jq -c 'map(.[0:4])')" = "$want" ]
+		check_err $? "$n's DEX events: $(dex_events "$tmp/malformed-$n.json")"
+	done
 	log_test "crafted IOAM options: malformed dropped and counted, others ignored"
 }
 
@@ -449,7 +563,7 @@ test_domain_egress()
 	# the same with a trace and an E2E option inserted inline, removed
 	# again by beta on its way out of the domain
 	set_route inline trace prealloc type "$TRACE_TYPE" ns 123 size 36 \
-		e2e ns 123 seq64 timestamp
+		e2e ns 123 seq64 timestamp dex ns 123 type 0x800000 seq
 	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=1
 	capture stripped send "$GLO" 1 --sport 4242
 	want=$(jq -r '.[0].raw' "$tmp/plain.json")
@@ -535,6 +649,16 @@ test_reject()
 		trace prealloc type 0x800000 ns 123 size 12 e2e ns 123 \
 		type 0x0800
 	RET=0
+	RET=0
+	check_reject "DEX in an unknown namespace" encap \
+		dex ns 7 type 0x800000
+	RET=0
+	check_reject "two DEX options" encap \
+		dex ns 123 type 0x800000 dex ns 124 type 0x800000
+	RET=0
+	check_reject "undefined DEX trace type bits" encap \
+		dex ns 123 type 0x000800
+	RET=0
 	# shellcheck disable=SC2046
 	check_reject "17 options" encap $(traces 17 4)
 	RET=0
@@ -598,6 +722,7 @@ fi
 
 tmp=$(mktemp -d)
 bg=
+mon=
 setup
 set +e
 
@@ -608,6 +733,10 @@ done
 test_data_fields
 test_e2e
 test_monitor
+for mode in inline encap auto; do
+	test_dex "$mode"
+done
+test_dex_rate
 test_malformed
 test_domain_egress
 test_reject
