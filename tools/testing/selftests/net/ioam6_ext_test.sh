@@ -553,6 +553,19 @@ test_malformed()
 }
 
 # --- domain egress -----------------------------------------------------------------
+# $1 crafted kind, sent to gamma through beta; $2 the layout gamma must see:
+# [header chain, Hop-by-Hop length, [[kind, offset, option type]...]]
+egress_layout()
+{
+	local got
+
+	capture "$1" send "$G" 1 --craft "$1"
+	got=$(jq -c '.[0] | [.chain, .hbh_len,
+		      [.hbh[] | [.kind, .offset, .opt_type]]]' "$tmp/$1.json")
+	[ "$got" = "$2" ]
+	check_err $? "$1 packet: $got, expected $2"
+}
+
 test_domain_egress()
 {
 	local got want
@@ -579,19 +592,11 @@ test_domain_egress()
 	RET=0
 	# a Hop-by-Hop header with a router alert too: the alert stays, at its
 	# alignment, the header is re-padded
-	capture ra send "$G" 1 --craft ra-trace
-	got=$(jq -c '.[0] | [.chain, .hbh_len,
-		      [.hbh[] | [.kind, .offset, .opt_type]]]' "$tmp/ra.json")
-	want='[["hbh","udp"],8,[["other",42,5],["padn",46,null]]]'
-	[ "$got" = "$want" ]
-	check_err $? "router alert packet: $got, expected $want"
+	egress_layout ra-trace \
+		'[["hbh","udp"],8,[["other",42,5],["padn",46,null]]]'
 	# the trace first: the alert moves up, to its old offset modulo 8
-	capture tra send "$G" 1 --craft trace-ra
-	got=$(jq -c '.[0] | [.chain, .hbh_len,
-		      [.hbh[] | [.kind, .offset, .opt_type]]]' "$tmp/tra.json")
-	want='[["hbh","udp"],16,[["padn",42,null],["other",48,5],["padn",52,null]]]'
-	[ "$got" = "$want" ]
-	check_err $? "trace then router alert: $got, expected $want"
+	egress_layout trace-ra \
+		'[["hbh","udp"],16,[["padn",42,null],["other",48,5],["padn",52,null]]]'
 	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=0
 
 	# and without the sysctl, both stay
