@@ -21,6 +21,8 @@
 #define pr_fmt(fmt) "stamp: " fmt
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/jhash.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <linux/ip.h>
@@ -36,6 +38,8 @@
 #include <net/udp_tunnel.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/addrconf.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 #include <net/inet_ecn.h>
@@ -139,17 +143,67 @@ struct stamp_tlv {
 
 #define STAMP_SESSION_HASH_BITS	8
 
-/* Each statistic is counted under its netlink attribute, less one. */
+/* TLVs processed per test packet; those after them get the M flag.  A
+ * Session-Sender needs a handful; a 64 KB datagram can carry thousands.
+ */
+#define STAMP_TLVS_MAX		32
+
+/* What one network namespace may hold: every command is open to the owner
+ * of a user namespace, and each session costs a few hundred bytes, per-CPU
+ * counters and possibly an HMAC transform.
+ */
+static unsigned int sessions_max __read_mostly = 4096;
+module_param(sessions_max, uint, 0644);
+MODULE_PARM_DESC(sessions_max, "Sessions per network namespace (default 4096)");
+
+static unsigned int reflectors_max __read_mostly = 64;
+module_param(reflectors_max, uint, 0644);
+MODULE_PARM_DESC(reflectors_max,
+		 "Reflectors per network namespace (default 64)");
+
+/* Sessions alive in all namespaces: what a namespace left behind shows here. */
+static atomic_t stamp_sessions_live = ATOMIC_INIT(0);
+
+static int stamp_sessions_live_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&stamp_sessions_live));
+}
+
+static const struct kernel_param_ops stamp_sessions_live_ops = {
+	.get	= stamp_sessions_live_get,
+};
+
+module_param_cb(sessions, &stamp_sessions_live_ops, NULL, 0444);
+MODULE_PARM_DESC(sessions, "Sessions alive in all network namespaces");
+
+/* The statistics, each counted under one netlink attribute. */
 enum {
-	STAMP_STAT_RX = STAMP_STATS_A_RX - 1,
-	STAMP_STAT_TX = STAMP_STATS_A_TX - 1,
-	STAMP_STAT_DROP_MALFORMED = STAMP_STATS_A_DROP_MALFORMED - 1,
-	STAMP_STAT_DROP_AUTH = STAMP_STATS_A_DROP_AUTH - 1,
-	STAMP_STAT_DROP_NO_SESSION = STAMP_STATS_A_DROP_NO_SESSION - 1,
-	STAMP_STAT_DROP_XMIT = STAMP_STATS_A_DROP_XMIT - 1,
-	STAMP_STAT_TLV_MALFORMED = STAMP_STATS_A_TLV_MALFORMED - 1,
-	STAMP_STAT_TLV_UNKNOWN = STAMP_STATS_A_TLV_UNKNOWN - 1,
-	STAMP_STAT_MAX = STAMP_STATS_A_PAD - 1,
+	STAMP_STAT_RX,
+	STAMP_STAT_TX,
+	STAMP_STAT_DROP_MALFORMED,
+	STAMP_STAT_DROP_AUTH,
+	STAMP_STAT_DROP_NO_SESSION,
+	STAMP_STAT_DROP_XMIT,
+	STAMP_STAT_TLV_MALFORMED,
+	STAMP_STAT_TLV_UNKNOWN,
+	STAMP_STAT_DROP_SOURCE,
+	STAMP_STAT_DROP_REFLECTED,
+	STAMP_STAT_TLV_LIMIT,
+	STAMP_STAT_MAX,
+};
+
+static const u16 stamp_stat_attr[STAMP_STAT_MAX] = {
+	[STAMP_STAT_RX]			= STAMP_STATS_A_RX,
+	[STAMP_STAT_TX]			= STAMP_STATS_A_TX,
+	[STAMP_STAT_DROP_MALFORMED]	= STAMP_STATS_A_DROP_MALFORMED,
+	[STAMP_STAT_DROP_AUTH]		= STAMP_STATS_A_DROP_AUTH,
+	[STAMP_STAT_DROP_NO_SESSION]	= STAMP_STATS_A_DROP_NO_SESSION,
+	[STAMP_STAT_DROP_XMIT]		= STAMP_STATS_A_DROP_XMIT,
+	[STAMP_STAT_TLV_MALFORMED]	= STAMP_STATS_A_TLV_MALFORMED,
+	[STAMP_STAT_TLV_UNKNOWN]	= STAMP_STATS_A_TLV_UNKNOWN,
+	[STAMP_STAT_DROP_SOURCE]	= STAMP_STATS_A_DROP_SOURCE,
+	[STAMP_STAT_DROP_REFLECTED]	= STAMP_STATS_A_DROP_REFLECTED,
+	[STAMP_STAT_TLV_LIMIT]		= STAMP_STATS_A_TLV_LIMIT,
 };
 
 struct stamp_pcpu_stats {
@@ -173,6 +227,7 @@ struct stamp_reflector {
 	bool				auth;
 	bool				early_ts;
 	u16				err_est;
+	u16				sport_min;
 };
 
 struct stamp_session {
@@ -194,6 +249,11 @@ struct stamp_session {
 struct stamp_net {
 	struct mutex		lock;	/* writers of both lists */
 	struct list_head	reflectors;
+	unsigned int		n_reflectors;
+	unsigned int		n_sessions;
+	/* Hashed by SSID and peer: many sessions of one SSID do not make
+	 * one long chain.
+	 */
 	DECLARE_HASHTABLE(sessions, STAMP_SESSION_HASH_BITS);
 };
 
@@ -212,6 +272,7 @@ static struct stamp_net *stamp_pernet(struct net *net)
  */
 struct stamp_tlv_scan {
 	unsigned int	end;
+	unsigned int	limit;		/* TLVs from here on are not processed */
 	int		cos_dsfield;	/* -1: no CoS TLV */
 	bool		hmac_bad;
 };
@@ -299,6 +360,22 @@ static __be64 stamp_timestamp(ktime_t real, bool ptp, s64 tai_off)
 			   frac);
 }
 
+/* A hardware receive timestamp, or 0.  Where the driver flagged it with
+ * SKBTX_HW_TSTAMP_NETDEV, the shared info holds the driver's own data (a
+ * pointer), not a time: only the device that received the packet can turn
+ * it into one, as the socket receive path does.
+ */
+static ktime_t stamp_rx_hwtstamp(struct sk_buff *skb)
+{
+	struct skb_shared_hwtstamps *hwts = skb_hwtstamps(skb);
+	struct net_device *dev;
+
+	if (!(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP_NETDEV))
+		return hwts->hwtstamp;
+	dev = dev_get_by_napi_id(skb_napi_id(skb));
+	return dev ? netdev_get_tstamp(dev, hwts, false) : 0;
+}
+
 /* T2: a hardware receive timestamp if the device gave one, else the one
  * taken when the packet entered the stack, if it took one (always for a
  * reflector with early_ts, which turns on net_enable_timestamp()), else
@@ -306,7 +383,7 @@ static __be64 stamp_timestamp(ktime_t real, bool ptp, s64 tai_off)
  */
 static ktime_t stamp_rx_time(struct sk_buff *skb, bool *hw)
 {
-	ktime_t t = skb_hwtstamps(skb)->hwtstamp;
+	ktime_t t = stamp_rx_hwtstamp(skb);
 
 	*hw = t != 0;
 	if (*hw)
@@ -316,27 +393,38 @@ static ktime_t stamp_rx_time(struct sk_buff *skb, bool *hw)
 	return ktime_get_real();
 }
 
+static u32 stamp_session_hash(u16 ssid, u8 family,
+			      const union stamp_addr *peer)
+{
+	if (family == AF_INET6)
+		return jhash2(peer->v6.s6_addr32, 4, ssid);
+	if (family == AF_INET)
+		return jhash_1word((__force u32)peer->v4, ssid);
+	return jhash_1word(0, ssid);
+}
+
+/* The session of @ssid for this Session-Sender, else the one for any. */
 static struct stamp_session *stamp_session_lookup(struct stamp_net *sn,
 						  u16 ssid,
 						  const struct stamp_rx *rx)
 {
-	struct stamp_session *s, *any = NULL;
 	u8 family = rx->v6 ? AF_INET6 : AF_INET;
+	struct stamp_session *s;
 
-	hash_for_each_possible_rcu(sn->sessions, s, node, ssid) {
-		if (s->ssid != ssid)
-			continue;
-		if (!s->family) {
-			any = s;
-			continue;
-		}
-		if (s->family != family)
+	hash_for_each_possible_rcu(sn->sessions, s, node,
+				   stamp_session_hash(ssid, family,
+						      &rx->saddr)) {
+		if (s->ssid != ssid || s->family != family)
 			continue;
 		if (rx->v6 ? ipv6_addr_equal(&s->peer.v6, &rx->saddr.v6) :
 			     s->peer.v4 == rx->saddr.v4)
 			return s;
 	}
-	return any;
+	hash_for_each_possible_rcu(sn->sessions, s, node,
+				   stamp_session_hash(ssid, 0, NULL))
+		if (s->ssid == ssid && !s->family)
+			return s;
+	return NULL;
 }
 
 static int stamp_hmac(struct crypto_shash *tfm, const u8 *a, unsigned int alen,
@@ -374,10 +462,13 @@ static void stamp_tlvs_scan(struct stamp_session *s, bool auth, const u8 *p,
 			    unsigned int base, unsigned int len,
 			    struct stamp_tlv_scan *scan)
 {
+	bool hmac_seen = false;
 	unsigned int off = base;
+	int n = 0;
 
 	scan->cos_dsfield = -1;
 	scan->hmac_bad = false;
+	scan->limit = len;
 	while (off < len) {
 		const struct stamp_tlv *t = (const void *)(p + off);
 		unsigned int vlen;
@@ -386,16 +477,27 @@ static void stamp_tlvs_scan(struct stamp_session *s, bool auth, const u8 *p,
 		    be16_to_cpu(t->len) > len - off - sizeof(*t))
 			break;
 		vlen = be16_to_cpu(t->len);
+		if (n++ == STAMP_TLVS_MAX && scan->limit == len)
+			scan->limit = off;
+		if (off >= scan->limit) {
+			off += sizeof(*t) + vlen;
+			continue;
+		}
 		if (t->type == STAMP_TLV_COS && vlen == STAMP_TLV_COS_LEN &&
 		    scan->cos_dsfield < 0)
 			scan->cos_dsfield = p[off + sizeof(*t)] & ~INET_ECN_MASK;
-		if (t->type == STAMP_TLV_HMAC && vlen == STAMP_HMAC_LEN && auth)
-			scan->hmac_bad |= !stamp_hmac_ok(s->tfm, p, sizeof(__be32),
-							 p + base, off - base,
-							 p + off + sizeof(*t));
+		/* Only the first HMAC TLV is checked: each costs an HMAC. */
+		if (t->type == STAMP_TLV_HMAC && vlen == STAMP_HMAC_LEN && auth &&
+		    !hmac_seen) {
+			hmac_seen = true;
+			scan->hmac_bad = !stamp_hmac_ok(s->tfm, p, sizeof(__be32),
+							p + base, off - base,
+							p + off + sizeof(*t));
+		}
 		off += sizeof(*t) + vlen;
 	}
 	scan->end = min(off, len);
+	scan->limit = min(scan->limit, scan->end);
 }
 
 struct stamp_tlv_ctx {
@@ -403,6 +505,9 @@ struct stamp_tlv_ctx {
 	struct stamp_session	*s;
 	const struct stamp_rx	*rx;
 	int			hmac_off;	/* reply HMAC TLV value, or -1 */
+	bool			dm_read;	/* dm_rx and dm_tx are set */
+	u32			dm_rx;
+	u32			dm_tx;
 };
 
 static bool stamp_tlv_len_ok(const struct stamp_tlv *t, unsigned int want,
@@ -449,16 +554,26 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 		if (!stamp_tlv_len_ok(t, STAMP_TLV_DM_LEN, false))
 			return STAMP_TLV_M;
 		/* S-TX is the sender's; R-RX counts this packet, R-TX this
-		 * reply.
+		 * reply.  The per-CPU counters are summed once per packet,
+		 * however many DM TLVs it carries.
 		 */
-		stamp_stats_sum(ctx->s ? ctx->s->stats : ctx->r->stats, sum);
-		put_unaligned_be32(sum[STAMP_STAT_RX], v + 4);
-		put_unaligned_be32(sum[STAMP_STAT_TX] + 1, v + 8);
+		if (!ctx->dm_read) {
+			stamp_stats_sum(ctx->s ? ctx->s->stats : ctx->r->stats,
+					sum);
+			ctx->dm_rx = sum[STAMP_STAT_RX];
+			ctx->dm_tx = sum[STAMP_STAT_TX] + 1;
+			ctx->dm_read = true;
+		}
+		put_unaligned_be32(ctx->dm_rx, v + 4);
+		put_unaligned_be32(ctx->dm_tx, v + 8);
 		return 0;
 	case STAMP_TLV_HMAC:
 		if (!stamp_tlv_len_ok(t, STAMP_HMAC_LEN, false))
 			return STAMP_TLV_M;
 		if (ctx->r->auth) {
+			/* One HMAC TLV per packet: the first was checked. */
+			if (ctx->hmac_off >= 0)
+				return STAMP_TLV_M;
 			ctx->hmac_off = off + sizeof(*t);
 			return ctx->rx->tlv.hmac_bad ? STAMP_TLV_I : 0;
 		}
@@ -471,6 +586,7 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
 			     unsigned int base, unsigned int len)
 {
+	unsigned int limit = ctx->rx->tlv.limit;
 	unsigned int end = ctx->rx->tlv.end;
 	unsigned int off = base;
 	bool unknown = false;
@@ -479,8 +595,9 @@ static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
 	while (off < end) {
 		struct stamp_tlv *t = (void *)(p + off);
 
-		flags = stamp_tlv_reply(ctx, p, off);
-		if (flags & STAMP_TLV_M)
+		/* Past the limit a TLV is only flagged, never processed. */
+		flags = off < limit ? stamp_tlv_reply(ctx, p, off) : STAMP_TLV_M;
+		if ((flags & STAMP_TLV_M) && off < limit)
 			stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_MALFORMED);
 		unknown |= flags & STAMP_TLV_U;
 		t->flags = (t->flags & ~(STAMP_TLV_U | STAMP_TLV_M |
@@ -489,6 +606,8 @@ static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
 	}
 	if (unknown)
 		stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_UNKNOWN);
+	if (limit < end)
+		stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_LIMIT);
 	if (end < len) {
 		/* A TLV that overruns the packet: flag it, leave the rest. */
 		p[end] |= STAMP_TLV_M;
@@ -585,7 +704,7 @@ static int stamp_xmit6(struct stamp_reflector *r, struct stamp_session *s,
 	__wsum csum;
 	int err;
 
-	if (s && s->srh) {
+	if (IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL) && s && s->srh) {
 		srh = s->srh;
 		if (s->srh_short &&
 		    ipv6_addr_equal(&srh->segments[1], &rx->saddr.v6))
@@ -616,7 +735,7 @@ static int stamp_xmit6(struct stamp_reflector *r, struct stamp_session *s,
 	ip6h->daddr = rx->saddr.v6;
 	skb->protocol = htons(ETH_P_IPV6);
 
-	if (srh) {
+	if (IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL) && srh) {
 		err = seg6_do_srh_inline(skb, srh);
 		if (err)
 			return err;
@@ -720,6 +839,53 @@ static void stamp_rx_headers(struct sk_buff *skb, struct stamp_rx *rx)
 	rx->reply_dsfield = rx->dsfield & ~INET_ECN_MASK;
 }
 
+/* Whether the test packet can come from a Session-Sender.  A reply to
+ * anything else could go round for ever between reflectors (one spoofed
+ * packet from a reflector's own address and port, or another's), reach a
+ * service that answers every datagram (echo, chargen: the ports below
+ * sport_min), or leave with a multicast source address.
+ */
+static bool stamp_source_ok(const struct stamp_reflector *r,
+			    const struct sk_buff *skb,
+			    const struct stamp_rx *rx)
+{
+	struct net *net = sock_net(r->sock->sk);
+	u16 sport = ntohs(rx->sport);
+	int type;
+
+	if (skb->pkt_type != PACKET_HOST)
+		return false;
+	if (sport == r->port || sport < r->sport_min)
+		return false;
+	if (rx->v6) {
+		type = ipv6_addr_type(&rx->saddr.v6);
+		if (type == IPV6_ADDR_ANY ||
+		    type & (IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK |
+			    IPV6_ADDR_MAPPED))
+			return false;
+		if (ipv6_addr_is_multicast(&rx->daddr.v6))
+			return false;
+		/* IPv6 input takes a packet from one of our own addresses. */
+		return !ipv6_chk_addr(net, &rx->saddr.v6, NULL, 0);
+	}
+	if (ipv4_is_multicast(rx->daddr.v4) || ipv4_is_lbcast(rx->daddr.v4) ||
+	    inet_addr_type(net, rx->daddr.v4) == RTN_BROADCAST)
+		return false;
+	return inet_addr_type(net, rx->saddr.v4) == RTN_UNICAST;
+}
+
+/* A reflector's reply carries its Receive Timestamp where a Session-Sender
+ * sends zeros (RFC 8762 sections 4.2 and 4.3): never answer one, whatever
+ * its ports, or two reflectors would answer each other.
+ */
+static bool stamp_is_reply(const struct stamp_reflector *r, const u8 *p)
+{
+	unsigned int off = r->auth ? offsetof(struct stamp_refl_auth, rx_ts) :
+				     offsetof(struct stamp_refl_unauth, rx_ts);
+
+	return get_unaligned((const u64 *)(p + off)) != 0;
+}
+
 /* encap_rcv: skb->data is the UDP header, whose checksum was checked. */
 static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -737,11 +903,11 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	stamp_count(r, NULL, STAMP_STAT_RX);
 	stamp_rx_headers(skb, &rx);
 
-	/* Never answer a multicast or broadcast test packet. */
-	drop = STAMP_STAT_DROP_MALFORMED;
-	if (skb->pkt_type != PACKET_HOST)
+	drop = STAMP_STAT_DROP_SOURCE;
+	if (!stamp_source_ok(r, skb, &rx))
 		goto drop;
 
+	drop = STAMP_STAT_DROP_MALFORMED;
 	base = r->auth ? STAMP_AUTH_LEN : STAMP_UNAUTH_LEN;
 	ssid_off = r->auth ? offsetof(struct stamp_snd_auth, ssid) :
 			     offsetof(struct stamp_snd_unauth, ssid);
@@ -753,6 +919,9 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	p = skb->data + sizeof(struct udphdr);
 	len = skb->len - sizeof(struct udphdr);
+	drop = STAMP_STAT_DROP_REFLECTED;
+	if (stamp_is_reply(r, p))
+		goto drop;
 
 	s = stamp_session_lookup(stamp_pernet(sock_net(sk)),
 				 get_unaligned_be16(p + ssid_off), &rx);
@@ -829,6 +998,7 @@ static const struct nla_policy stamp_policy[STAMP_A_MAX + 1] = {
 	[STAMP_A_SEQ]		= { .type = NLA_REJECT },
 	[STAMP_A_STATS]		= { .type = NLA_REJECT },
 	[STAMP_A_EARLY_TS]	= { .type = NLA_FLAG },
+	[STAMP_A_SPORT_MIN]	= NLA_POLICY_MIN(NLA_U16, 1),
 };
 
 /* An address given as either of two attributes; family 0 if neither. */
@@ -926,10 +1096,13 @@ static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
 	struct stamp_reflector *r;
 	int err;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	r->port = tb[STAMP_A_PORT] ? nla_get_u16(tb[STAMP_A_PORT]) : STAMP_PORT;
+	r->sport_min = tb[STAMP_A_SPORT_MIN] ?
+		       nla_get_u16(tb[STAMP_A_SPORT_MIN]) :
+		       STAMP_SPORT_MIN_DEFAULT;
 	r->mode = tb[STAMP_A_MODE] ? nla_get_u8(tb[STAMP_A_MODE]) :
 				     STAMP_MODE_STATELESS;
 	r->auth = nla_get_flag(tb[STAMP_A_AUTH]);
@@ -948,7 +1121,8 @@ static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto free;
 	err = -ENOMEM;
-	r->stats = netdev_alloc_pcpu_stats(struct stamp_pcpu_stats);
+	r->stats = __netdev_alloc_pcpu_stats(struct stamp_pcpu_stats,
+					     GFP_KERNEL_ACCOUNT);
 	if (!r->stats)
 		goto free;
 
@@ -956,6 +1130,13 @@ static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
 	err = -EEXIST;
 	if (stamp_reflector_find(sn, r->port, r->family, &r->addr)) {
 		NL_SET_ERR_MSG(info->extack, "reflector already exists");
+		goto unlock;
+	}
+	err = -ENOSPC;
+	if (sn->n_reflectors >= READ_ONCE(reflectors_max)) {
+		NL_SET_ERR_MSG_FMT(info->extack,
+				   "too many reflectors in this namespace (limit %u)",
+				   READ_ONCE(reflectors_max));
 		goto unlock;
 	}
 	err = stamp_reflector_sock(genl_info_net(info), r);
@@ -967,6 +1148,7 @@ static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
 	if (r->early_ts)
 		net_enable_timestamp();
 	list_add_tail(&r->list, &sn->reflectors);
+	sn->n_reflectors++;
 	mutex_unlock(&sn->lock);
 	return 0;
 
@@ -996,8 +1178,10 @@ static int stamp_reflector_del(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&sn->lock);
 	r = stamp_reflector_find(sn, port, family, &addr);
-	if (r)
+	if (r) {
 		list_del(&r->list);
+		sn->n_reflectors--;
+	}
 	mutex_unlock(&sn->lock);
 	if (!r) {
 		NL_SET_ERR_MSG(info->extack, "no such reflector");
@@ -1019,7 +1203,8 @@ static int stamp_put_stats(struct sk_buff *msg,
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < STAMP_STAT_MAX; i++)
-		if (nla_put_u64_64bit(msg, i + 1, sum[i], STAMP_STATS_A_PAD))
+		if (nla_put_u64_64bit(msg, stamp_stat_attr[i], sum[i],
+				      STAMP_STATS_A_PAD))
 			return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -1051,6 +1236,7 @@ static int stamp_fill_reflector(struct sk_buff *msg, struct stamp_reflector *r,
 	    (r->auth && nla_put_flag(msg, STAMP_A_AUTH)) ||
 	    (r->early_ts && nla_put_flag(msg, STAMP_A_EARLY_TS)) ||
 	    nla_put_u16(msg, STAMP_A_ERR_EST, r->err_est) ||
+	    nla_put_u16(msg, STAMP_A_SPORT_MIN, r->sport_min) ||
 	    stamp_put_stats(msg, r->stats)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
@@ -1097,7 +1283,7 @@ static struct ipv6_sr_hdr *stamp_srh_build(const struct in6_addr *segs,
 	int i;
 
 	srh = kzalloc(sizeof(*srh) + (n + 1) * sizeof(struct in6_addr),
-		      GFP_KERNEL);
+		      GFP_KERNEL_ACCOUNT);
 	if (!srh)
 		return NULL;
 	srh->hdrlen = (n + 1) * 2;
@@ -1116,6 +1302,7 @@ static void stamp_session_free(struct stamp_session *s)
 	kfree(s->srh_short);
 	free_percpu(s->stats);
 	kfree(s);
+	atomic_dec(&stamp_sessions_live);
 }
 
 static int stamp_session_key(struct stamp_session *s, const struct nlattr *a,
@@ -1160,6 +1347,14 @@ static int stamp_session_segs(struct stamp_session *s, const struct nlattr *a,
 				    "return-segs needs an IPv6 Session-Sender");
 		return -EINVAL;
 	}
+	/* The SRH makes the reply larger than the test packet: to any
+	 * source, that is an amplifier towards whoever the source names.
+	 */
+	if (!s->family) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "return-segs needs the session's peer address");
+		return -EINVAL;
+	}
 	s->srh = stamp_srh_build(segs, n);
 	if (!s->srh)
 		return -ENOMEM;
@@ -1177,7 +1372,8 @@ static struct stamp_session *stamp_session_find(struct stamp_net *sn, u16 ssid,
 {
 	struct stamp_session *s;
 
-	hash_for_each_possible(sn->sessions, s, node, ssid)
+	hash_for_each_possible(sn->sessions, s, node,
+			       stamp_session_hash(ssid, family, peer))
 		if (s->ssid == ssid &&
 		    stamp_addr_equal(s->family, &s->peer, family, peer))
 			return s;
@@ -1193,16 +1389,21 @@ static int stamp_session_add(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, STAMP_A_SSID))
 		return -EINVAL;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	/* Checked again under the lock; this one spares the allocations. */
+	if (READ_ONCE(sn->n_sessions) >= READ_ONCE(sessions_max))
+		goto too_many;
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
+	atomic_inc(&stamp_sessions_live);
 	s->ssid = nla_get_u16(tb[STAMP_A_SSID]);
 	err = stamp_parse_addr(info, STAMP_A_PEER4, STAMP_A_PEER6, &s->peer,
 			       &s->family);
 	if (err)
 		goto free;
 	err = -ENOMEM;
-	s->stats = netdev_alloc_pcpu_stats(struct stamp_pcpu_stats);
+	s->stats = __netdev_alloc_pcpu_stats(struct stamp_pcpu_stats,
+					     GFP_KERNEL_ACCOUNT);
 	if (!s->stats)
 		goto free;
 	if (tb[STAMP_A_SEGS]) {
@@ -1223,13 +1424,25 @@ static int stamp_session_add(struct sk_buff *skb, struct genl_info *info)
 		err = -EEXIST;
 		goto free;
 	}
-	hash_add_rcu(sn->sessions, &s->node, s->ssid);
+	if (sn->n_sessions >= READ_ONCE(sessions_max)) {
+		mutex_unlock(&sn->lock);
+		stamp_session_free(s);
+		goto too_many;
+	}
+	hash_add_rcu(sn->sessions, &s->node,
+		     stamp_session_hash(s->ssid, s->family, &s->peer));
+	WRITE_ONCE(sn->n_sessions, sn->n_sessions + 1);
 	mutex_unlock(&sn->lock);
 	return 0;
 
 free:
 	stamp_session_free(s);
 	return err;
+too_many:
+	NL_SET_ERR_MSG_FMT(info->extack,
+			   "too many sessions in this namespace (limit %u)",
+			   READ_ONCE(sessions_max));
+	return -ENOSPC;
 }
 
 static int stamp_session_del(struct sk_buff *skb, struct genl_info *info)
@@ -1250,8 +1463,10 @@ static int stamp_session_del(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&sn->lock);
 	s = stamp_session_find(sn, nla_get_u16(info->attrs[STAMP_A_SSID]),
 			       family, &peer);
-	if (s)
+	if (s) {
 		hash_del_rcu(&s->node);
+		WRITE_ONCE(sn->n_sessions, sn->n_sessions - 1);
+	}
 	mutex_unlock(&sn->lock);
 	if (!s) {
 		NL_SET_ERR_MSG(info->extack, "no such session");
@@ -1389,15 +1604,16 @@ static void __net_exit stamp_net_exit(struct net *net)
 		list_del(&r->list);
 		stamp_reflector_free(r);
 	}
-	hash_for_each_safe(sn->sessions, bkt, stmp, s, node)
-		hash_del_rcu(&s->node);
-	mutex_unlock(&sn->lock);
-	/* The reflectors are gone, so no reader is left; one grace period
-	 * covers every session.
+	/* Sessions are read only by the reflectors' receive path, and
+	 * stamp_reflector_free() waited for it: nobody reads them now.
 	 */
-	synchronize_net();
-	hash_for_each_safe(sn->sessions, bkt, stmp, s, node)
+	hash_for_each_safe(sn->sessions, bkt, stmp, s, node) {
+		hash_del(&s->node);
 		stamp_session_free(s);
+	}
+	sn->n_sessions = 0;
+	sn->n_reflectors = 0;
+	mutex_unlock(&sn->lock);
 }
 
 static struct pernet_operations stamp_net_ops = {

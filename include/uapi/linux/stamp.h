@@ -16,6 +16,10 @@
 #define STAMP_KEY_MAX_LEN	64
 /* Largest number of SIDs in a session's return path. */
 #define STAMP_SEGS_MAX		16
+/* Test packets from a lower UDP port (the well-known ports, where echo
+ * and chargen live) are not answered unless the reflector says otherwise.
+ */
+#define STAMP_SPORT_MIN_DEFAULT	1024
 
 enum stamp_mode {
 	STAMP_MODE_STATELESS,	/* copy the Session-Sender's sequence number */
@@ -47,6 +51,9 @@ enum {
 	STAMP_A_EARLY_TS,	/* flag: T2 from the stack's receive timestamp,
 				 * which the host then takes for every packet
 				 */
+	STAMP_A_SPORT_MIN,	/* u16: lowest Session-Sender UDP port answered
+				 * (default STAMP_SPORT_MIN_DEFAULT)
+				 */
 	__STAMP_A_MAX,
 };
 
@@ -63,6 +70,16 @@ enum {
 	STAMP_STATS_A_TLV_MALFORMED,	/* u64: replies with an M flag set */
 	STAMP_STATS_A_TLV_UNKNOWN,	/* u64: replies with a U flag set */
 	STAMP_STATS_A_PAD,
+	STAMP_STATS_A_DROP_SOURCE,	/* u64: from an address or port that
+					 * cannot be a Session-Sender's, or to
+					 * a multicast or broadcast address
+					 */
+	STAMP_STATS_A_DROP_REFLECTED,	/* u64: a reflector's reply, not a
+					 * test packet
+					 */
+	STAMP_STATS_A_TLV_LIMIT,	/* u64: replies with TLVs left
+					 * unprocessed (M flag) past the limit
+					 */
 	__STAMP_STATS_A_MAX,
 };
 

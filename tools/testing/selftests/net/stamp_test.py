@@ -311,6 +311,61 @@ def cmd_auth_tlv(a):
     done()
 
 
+def cmd_tlv_limit(a):
+    """More TLVs than the reflector processes, and more than one HMAC TLV."""
+    key = bytes.fromhex(a.key) if a.key else None
+    s = Session(a.dst, a.port)
+    if key is None:
+        n, limit = 89, 32
+        dm = tlv(T_DM, struct.pack("!III", 5, 0, 0))
+        tlvs = dm * n
+    else:
+        pad = tlv(T_PAD, bytes(8))
+        tlvs = pad + hmac_tlv(key, 78, pad)
+        tlvs += tlvs[len(pad):] * 2      # two more HMAC TLVs
+        n, limit = 4, 4
+    req = sender_packet(78, a.ssid, key=key, tlvs=tlvs)
+    s.send(req)
+    rep = s.recv(2.0, auth=key is not None)
+    if not check(rep is not None, "no reply"):
+        done()
+    got = parse_tlvs(rep.tlvs)
+    check(len(rep.data) == len(req) and len(got) == n,
+          "reply %d bytes with %d TLVs, want %d and %d"
+          % (len(rep.data), len(got), len(req), n))
+    if key is None:
+        vals = {t[2] for t in got[:limit]}
+        check(all(t[0] == 0 for t in got[:limit]) and len(vals) == 1,
+              "the first %d DM TLVs: flags %s, %d different values"
+              % (limit, [t[0] for t in got[:limit]], len(vals)))
+        check(all(t[0] == TLV_M and t[2] == struct.pack("!III", 5, 0, 0)
+                  for t in got[limit:]),
+              "TLVs past the %dth: flags %s, not M and untouched"
+              % (limit, sorted({t[0] for t in got[limit:]})))
+    else:
+        check([t[0] for t in got] == [0, 0, TLV_M, TLV_M],
+              "flags %s, want 0, 0 then M for the 2nd and 3rd HMAC TLV"
+              % [t[0] for t in got])
+        mac = hmac.new(key, rep.data[:4] + rep.tlvs[:got[1][3]],
+                       hashlib.sha256).digest()[:16]
+        check(got[1][2] == mac, "the first HMAC TLV of the reply is wrong")
+    done()
+
+
+def cmd_spoof(a):
+    """One crafted frame to the reflector: any source address and port."""
+    from scapy.all import Ether, IP, IPv6, UDP, Raw, sendp
+    v6 = ":" in a.dst
+    l3 = IPv6(src=a.src, dst=a.dst) if v6 else IP(src=a.src, dst=a.dst)
+    payload = sender_packet(1, a.ssid)
+    if a.reply:
+        # What a reflector sends: a Receive Timestamp after the SSID.
+        payload = payload[:16] + ts_pack(time.time_ns(), False) + \
+            payload[24:]
+    sendp(Ether(dst=a.dmac) / l3 / UDP(sport=a.sport, dport=a.port) /
+          Raw(payload), iface=a.iface, verbose=False)
+
+
 def cmd_fuzz(a):
     """Random and truncated test packets: whatever comes back is checked."""
     rnd = random.Random(a.seed)
@@ -387,7 +442,8 @@ def cmd_scapy(a):
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("cmd", choices=["basic", "none", "tlv", "auth-tlv",
-                                   "fuzz", "flood", "scapy"])
+                                   "tlv-limit", "spoof", "fuzz", "flood",
+                                   "scapy"])
     p.add_argument("dst")
     p.add_argument("--port", type=int, default=862)
     p.add_argument("--ssid", type=int, default=7)
@@ -402,9 +458,16 @@ def main():
     p.add_argument("--count", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--src", help="spoof: source address")
+    p.add_argument("--sport", type=int, default=40000, help="spoof")
+    p.add_argument("--dmac", help="spoof: the reflector's MAC address")
+    p.add_argument("--iface", help="spoof: the interface to send on")
+    p.add_argument("--reply", action="store_true",
+                   help="spoof: make it look like a reflector's reply")
     a = p.parse_args()
     {"basic": cmd_basic, "none": cmd_none, "tlv": cmd_tlv,
-     "auth-tlv": cmd_auth_tlv, "fuzz": cmd_fuzz, "flood": cmd_flood,
+     "auth-tlv": cmd_auth_tlv, "tlv-limit": cmd_tlv_limit,
+     "spoof": cmd_spoof, "fuzz": cmd_fuzz, "flood": cmd_flood,
      "scapy": cmd_scapy}[a.cmd](a)
 
 

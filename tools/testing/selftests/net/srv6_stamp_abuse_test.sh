@@ -1,0 +1,388 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The STAMP Session-Reflector under attack: what it must refuse to answer,
+# the amplification it must not offer, the state a user namespace must not
+# grow without bound, and the sessions a deleted namespace must not leak.
+#
+#  +------+  e1           e1  +------+  e2           e2  +------+
+#  | atk  |-------------------|  A   |-------------------|  B   |
+#  +------+                   +------+                   +------+
+#  2001:db8:1::9              fc00:a::1 (lo)             fc00:b::1 (lo)
+#  10.0.1.9                   10.0.1.1, 10.0.2.1         10.0.2.2
+#
+# A and B run reflectors.  atk crafts single frames (stamp_test.py spoof,
+# Scapy) with whatever source it likes, sent to A's MAC address, and is an
+# honest Session-Sender too.  Each loop test sends one frame and then
+# checks, seconds later, that the reflectors received it once and are not
+# answering each other or themselves.
+
+source lib.sh
+
+readonly A6=fc00:a::1
+readonly B6=fc00:b::1
+readonly A4=10.0.1.1
+readonly ATK6=2001:db8:1::9
+readonly KEY=00112233445566778899aabbccddeeff
+readonly PARAMS=/sys/module/stamp/parameters
+
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+check_fail()
+{
+	check_err $((!$1)) "$2"
+}
+
+cleanup()
+{
+	cleanup_all_ns
+	rm -rf "$tmp"
+}
+
+trap cleanup EXIT
+
+# stat NS PORT FIELD: a counter of the reflector on PORT in NS
+stat()
+{
+	ip -n "$1" -s -j stamp reflector show |
+		jq ".[] | select(.port == $2) | .stats.$3 // -1"
+}
+
+# wait_stat NS PORT FIELD MIN: until the counter is at least MIN (60 s)
+wait_stat()
+{
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		[ "$(stat "$1" "$2" "$3")" -ge "$4" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+sender()
+{
+	ip netns exec "$atk" timeout 120 python3 ./stamp_test.py "$@"
+}
+
+# spoof DST PORT SRC SPORT [--reply]: one crafted frame from atk to A
+spoof()
+{
+	sender spoof "$1" --port "$2" --src "$3" --sport "$4" \
+		--dmac "$amac" --iface e1 "${@:5}"
+}
+
+setup()
+{
+	local ns
+
+	setup_ns atk a b || exit "$ksft_skip"
+	ip link add e1 netns "$atk" type veth peer name e1 netns "$a"
+	ip link add e2 netns "$a" type veth peer name e2 netns "$b"
+	for ns in "$atk" "$a" "$b"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$atk" link set e1 up
+	ip -n "$a" link set e1 up
+	ip -n "$a" link set e2 up
+	ip -n "$b" link set e2 up
+
+	ip -n "$atk" addr add "$ATK6"/64 dev e1
+	ip -n "$atk" addr add 10.0.1.9/24 dev e1
+	ip -n "$atk" route add fc00:a::/64 via 2001:db8:1::1
+
+	ip -n "$a" addr add "$A6"/128 dev lo
+	ip -n "$a" addr add 2001:db8:1::1/64 dev e1
+	ip -n "$a" addr add 2001:db8:2::1/64 dev e2
+	ip -n "$a" addr add "$A4"/24 dev e1
+	ip -n "$a" addr add 10.0.2.1/24 dev e2
+	ip -n "$a" route add fc00:b::/64 via 2001:db8:2::2
+
+	ip -n "$b" addr add "$B6"/128 dev lo
+	ip -n "$b" addr add 2001:db8:2::2/64 dev e2
+	ip -n "$b" addr add 10.0.2.2/24 dev e2
+	ip -n "$b" route add fc00:a::/64 via 2001:db8:2::1
+
+	# IPv4 drops a packet from one of its own addresses unless told
+	# otherwise: let the IPv4 self-loop reach the reflector.
+	ip netns exec "$a" sysctl -wq net.ipv4.conf.all.accept_local=1
+	ip netns exec "$a" sysctl -wq net.ipv4.conf.e1.accept_local=1
+
+	amac=$(ip -n "$a" -j link show e1 | jq -r '.[0].address')
+}
+
+# A frame that must not be answered, and nothing may answer its echo.
+# $1 description, $2 dst, $3 port, $4 src, $5 sport, $6 the counter that
+# must count it, rest: extra arguments of spoof
+check_loop()
+{
+	local desc=$1 dst=$2 port=$3 src=$4 sport=$5 cnt=$6 rx0 c0 tx0 brx0
+	shift 6
+
+	RET=0
+	rx0=$(stat "$a" "$port" rx)
+	tx0=$(stat "$a" "$port" tx)
+	c0=$(stat "$a" "$port" "$cnt")
+	brx0=$(stat "$b" 862 rx)
+	spoof "$dst" "$port" "$src" "$sport" "$@"
+	check_err $? "could not send the frame"
+	wait_stat "$a" "$port" rx $((rx0 + 1))
+	check_err $? "the frame never reached A's reflector"
+	# A loop would be thousands of packets a second by now.
+	sleep 2
+	[ "$(stat "$a" "$port" rx)" -eq $((rx0 + 1)) ]
+	check_err $? "A received $(($(stat "$a" "$port" rx) - rx0)) packets, not 1"
+	[ "$(stat "$a" "$port" tx)" -eq "$tx0" ]
+	check_err $? "A answered: tx $tx0 -> $(stat "$a" "$port" tx)"
+	[ "$(stat "$a" "$port" "$cnt")" -eq $((c0 + 1)) ]
+	check_err $? "$cnt $c0 -> $(stat "$a" "$port" "$cnt"), want +1"
+	[ "$(stat "$b" 862 rx)" -eq "$brx0" ]
+	check_err $? "B received $(($(stat "$b" 862 rx) - brx0)) packets"
+	log_test "$desc"
+}
+
+# $1 description, rest: the command that must fail and change nothing
+check_reject()
+{
+	local desc=$1 before after out
+	shift
+
+	RET=0
+	before=$(ip -n "$a" stamp show)
+	out=$(ip -n "$a" stamp "$@" 2>&1)
+	check_fail $? "accepted: ip stamp $*"
+	[ -n "$out" ]
+	check_err $? "no error message"
+	after=$(ip -n "$a" stamp show)
+	[ "$before" = "$after" ]
+	check_err $? "a rejected command changed the state"
+	log_test "reject: $desc ($out)"
+}
+
+test_loops()
+{
+	check_loop "self-loop: [A]:862 -> [A]:862 answered by nobody" \
+		"$A6" 862 "$A6" 862 drop_source
+	check_loop "self-loop over IPv4 (accept_local): A:862 -> A:862" \
+		"$A4" 862 "$A4" 862 drop_source
+	check_loop "ping-pong: [B]:862 -> [A]:862 is not answered" \
+		"$A6" 862 "$B6" 862 drop_source
+	check_loop "another local address of A as the source" \
+		"$A6" 862 2001:db8:2::1 40000 drop_source
+	check_loop "source port 7 (echo) is not answered" \
+		"$A6" 862 "$ATK6" 7 drop_source
+	check_loop "multicast destination in a unicast frame" \
+		ff02::1 862 "$ATK6" 40000 drop_source
+	check_loop "IPv4 subnet broadcast in a unicast frame" \
+		10.0.1.255 862 10.0.1.9 40000 drop_source
+	check_loop "a reflector's reply is not answered" \
+		"$A6" 862 "$ATK6" 40000 drop_reflected --reply
+}
+
+# Reflectors on two other ports, one per node: the spoofed packet is
+# answered once, by A; B must not answer A's reply.
+test_pingpong_ports()
+{
+	local arx brx atx
+
+	RET=0
+	ip -n "$a" stamp reflector add port 5000
+	ip -n "$b" stamp reflector add port 6000
+	spoof "$A6" 5000 "$B6" 6000
+	check_err $? "could not send the frame"
+	wait_stat "$b" 6000 drop_reflected 1
+	check_err $? "B did not see A's reply as a reply"
+	sleep 2
+	arx=$(stat "$a" 5000 rx); atx=$(stat "$a" 5000 tx)
+	brx=$(stat "$b" 6000 rx)
+	[ "$arx" -eq 1 ] && [ "$atx" -eq 1 ] && [ "$brx" -eq 1 ]
+	check_err $? "A rx $arx tx $atx, B rx $brx: want 1 1 1"
+	[ "$(stat "$b" 6000 tx)" -eq 0 ]
+	check_err $? "B answered $(stat "$b" 6000 tx) times"
+	log_test "ping-pong between reflectors on ports 5000 and 6000 stops at B"
+	ip -n "$a" stamp reflector del port 5000
+	ip -n "$b" stamp reflector del port 6000
+}
+
+test_sport_min()
+{
+	local tx0
+
+	RET=0
+	ip -n "$a" stamp reflector add port 5001 sport-min 1
+	ip -n "$a" -j stamp reflector show |
+		jq -e '.[] | select(.port == 5001) | .sport_min == 1' >/dev/null
+	check_err $? "sport-min 1 is not dumped back"
+	tx0=$(stat "$a" 5001 tx)
+	spoof "$A6" 5001 "$ATK6" 7
+	wait_stat "$a" 5001 tx $((tx0 + 1))
+	check_err $? "sport-min 1: a test packet from port 7 was not answered"
+	spoof "$A6" 5001 "$ATK6" 5001
+	wait_stat "$a" 5001 drop_source 1
+	check_err $? "sport-min 1: the reflector's own port was answered"
+	log_test "sport-min 1 answers port 7, never the reflector's own port"
+	ip -n "$a" stamp reflector del port 5001
+}
+
+test_honest_sender()
+{
+	RET=0
+	out=$(sender basic "$A6" --ttl 64 2>&1)
+	check_err $? "$(echo "$out" | grep FAIL | head -n 3)"
+	log_test "an honest Session-Sender is still answered"
+}
+
+test_tlvs()
+{
+	local l0 out
+
+	RET=0
+	l0=$(stat "$a" 862 tlv_limit)
+	out=$(sender tlv-limit "$A6" 2>&1)
+	check_err $? "$(echo "$out" | grep FAIL | head -n 3)"
+	[ "$(stat "$a" 862 tlv_limit)" -eq $((l0 + 1)) ]
+	check_err $? "tlv_limit $l0 -> $(stat "$a" 862 tlv_limit), want +1"
+	log_test "89 DM TLVs: 32 processed with one counter sum, 57 flagged M"
+
+	ip -n "$a" stamp reflector add port 863 auth
+	ip -n "$a" stamp session add ssid 7 key "$KEY"
+	RET=0
+	out=$(sender tlv-limit "$A6" --port 863 --key "$KEY" 2>&1)
+	check_err $? "$(echo "$out" | grep FAIL | head -n 3)"
+	log_test "authenticated: one HMAC TLV checked, the others flagged M"
+	ip -n "$a" stamp reflector del port 863
+	ip -n "$a" stamp session del ssid 7
+}
+
+test_amplification()
+{
+	check_reject "return-segs without a peer (an amplifier)" \
+		session add ssid 5 return-segs fc00:b::e
+	RET=0
+	ip -n "$a" stamp session add ssid 5 peer "$ATK6" return-segs fc00:b::e
+	check_err $? "return-segs with a peer refused"
+	ip -n "$a" stamp session del ssid 5 peer "$ATK6"
+	log_test "return-segs with a peer is accepted"
+}
+
+# From a user namespace: far more sessions and reflectors than the limits.
+test_limits()
+{
+	local smax rmax out base
+
+	smax=$(cat "$PARAMS/sessions_max")
+	rmax=$(cat "$PARAMS/reflectors_max")
+	base=$(live)
+	awk 'BEGIN { for (n = 0; n < 100000; n++)
+		printf "stamp session add ssid %d peer fc00:%x::%x\n",
+			n % 65536, int(n / 65536), n % 65536 }' \
+		> "$tmp/sessions.batch"
+	awk -v n="$rmax" 'BEGIN { for (i = 0; i < n + 10; i++)
+		printf "stamp reflector add port %d\n", 10000 + i }' \
+		> "$tmp/reflectors.batch"
+
+	RET=0
+	out=$(unshare -Urn sh -c "ip -force -batch $tmp/sessions.batch 2>$tmp/err;
+		ip -force -batch $tmp/reflectors.batch 2>>$tmp/err;
+		ip -j stamp session show | jq length;
+		ip -j stamp reflector show | jq length")
+	check_err $? "unshare: $out"
+	[ "$(echo "$out" | sed -n 1p)" = "$smax" ]
+	check_err $? "$(echo "$out" | sed -n 1p) sessions, limit $smax"
+	[ "$(echo "$out" | sed -n 2p)" = "$rmax" ]
+	check_err $? "$(echo "$out" | sed -n 2p) reflectors, limit $rmax"
+	grep -q "too many sessions in this namespace (limit $smax)" "$tmp/err"
+	check_err $? "no message for the session limit: $(head -n 2 "$tmp/err")"
+	grep -q "too many reflectors in this namespace (limit $rmax)" "$tmp/err"
+	check_err $? "no message for the reflector limit"
+	log_test "user namespace: 100000 sessions, $((rmax + 10)) reflectors: refused past $smax and $rmax"
+
+	RET=0
+	wait_live "$base"
+	check_err $? "the user namespace is gone, $(($(live) - base)) of its sessions are not"
+	log_test "the user namespace's $smax sessions are freed with it"
+}
+
+# live: the module's count of sessions in all namespaces
+live()
+{
+	cat "$PARAMS/sessions" 2>/dev/null || echo -1
+}
+
+wait_live()
+{
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		[ "$(live)" -eq "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+test_netns_leak()
+{
+	local base ns=stamp-leak-$$
+
+	RET=0
+	base=$(live)
+	[ "$base" -ge 0 ]
+	check_err $? "no $PARAMS/sessions"
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr add fc00:c::1/128 dev lo
+	ip -n "$ns" stamp reflector add
+	ip -n "$ns" stamp reflector add port 863 auth
+	ip -n "$ns" stamp session add ssid 1 peer fc00:1::1 \
+		return-segs fc00:2::e,fc00:3::e key "$KEY"
+	ip -n "$ns" stamp session add ssid 2 peer 10.0.0.1 key "$KEY"
+	ip -n "$ns" stamp session add ssid 3
+	[ "$(live)" -eq $((base + 3)) ]
+	check_err $? "$(live) sessions alive, want $((base + 3))"
+	ip netns del "$ns"
+	wait_live "$base"
+	check_err $? "namespace deleted, $(($(live) - base)) sessions left behind"
+	log_test "a deleted namespace frees its sessions (keys, return paths)"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: need root privileges"
+	exit "$ksft_skip"
+fi
+for cmd in ip jq python3 unshare; do
+	if ! command -v "$cmd" >/dev/null; then
+		echo "SKIP: $cmd not found"
+		exit "$ksft_skip"
+	fi
+done
+if ! python3 -c 'import scapy.all' 2>/dev/null; then
+	echo "SKIP: python3 scapy not found"
+	exit "$ksft_skip"
+fi
+
+tmp=$(mktemp -d)
+setup
+if ! ip -n "$a" stamp reflector add 2>/dev/null; then
+	echo "SKIP: kernel or ip without STAMP (CONFIG_NET_STAMP)"
+	exit "$ksft_skip"
+fi
+ip -n "$b" stamp reflector add
+
+test_honest_sender
+test_loops
+test_pingpong_ports
+test_sport_min
+test_tlvs
+test_amplification
+test_limits
+test_netns_leak
+test_honest_sender
+
+exit "$EXIT_STATUS"
