@@ -319,9 +319,12 @@ class Generator:
         if "udp_dst" in t:
             # STAMP test packets: pktgen's header (magic, sequence number,
             # no timestamp) is all the payload has; a UDP checksum, without
-            # which IPv6 sockets drop them.
+            # which IPv6 sockets drop them; an ephemeral source port (a
+            # reflector does not answer pktgen's default, 9, a well-known
+            # port).
             cmds += [(dev, f"udp_dst_min {t['udp_dst']}"),
                      (dev, f"udp_dst_max {t['udp_dst']}"),
+                     (dev, "udp_src_min 49152"), (dev, "udp_src_max 49152"),
                      (dev, "flag NO_TIMESTAMP"), (dev, "flag UDPCSUM")]
         cmds.append((dev, f"ratep {rate}" if rate else "delay 0"))
         self.pg(cmds)

@@ -352,18 +352,46 @@ def cmd_tlv_limit(a):
     done()
 
 
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
 def cmd_spoof(a):
-    """One crafted frame to the reflector: any source address and port."""
-    from scapy.all import Ether, IP, IPv6, UDP, Raw, sendp
+    """One crafted frame to the reflector: any source address and port.
+
+    Built by hand on a packet socket (Scapy takes seconds to start in a
+    slow guest, and each test sends one frame)."""
     v6 = ":" in a.dst
-    l3 = IPv6(src=a.src, dst=a.dst) if v6 else IP(src=a.src, dst=a.dst)
+    fam = socket.AF_INET6 if v6 else socket.AF_INET
+    src, dst = socket.inet_pton(fam, a.src), socket.inet_pton(fam, a.dst)
     payload = sender_packet(1, a.ssid)
     if a.reply:
         # What a reflector sends: a Receive Timestamp after the SSID.
         payload = payload[:16] + ts_pack(time.time_ns(), False) + \
             payload[24:]
-    sendp(Ether(dst=a.dmac) / l3 / UDP(sport=a.sport, dport=a.port) /
-          Raw(payload), iface=a.iface, verbose=False)
+    ulen = 8 + len(payload)
+    pseudo = src + dst + (struct.pack("!I3xB", ulen, 17) if v6 else
+                          struct.pack("!xBH", 17, ulen))
+    udp = struct.pack("!HHHH", a.sport, a.port, ulen, 0) + payload
+    udp = udp[:6] + struct.pack("!H", csum(pseudo + udp) or 0xffff) + udp[8:]
+    if v6:
+        l3 = struct.pack("!IHBB", 6 << 28, ulen, 17, 64) + src + dst
+        etype = 0x86dd
+    else:
+        l3 = struct.pack("!BBHHHBBH", 0x45, 0, 20 + ulen, 1, 0, 64, 17, 0) \
+            + src + dst
+        l3 = l3[:10] + struct.pack("!H", csum(l3)) + l3[12:]
+        etype = 0x0800
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((a.iface, 0))
+    smac = s.getsockname()[4]
+    s.send(bytes.fromhex(a.dmac.replace(":", "")) + smac +
+           struct.pack("!H", etype) + l3 + udp)
 
 
 def cmd_fuzz(a):
