@@ -49,6 +49,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools check check-harness demo bench series series-build \
+	uapi-check \
 	clean distclean
 
 help:
@@ -81,8 +82,14 @@ tools: fetch
 	@$(PREFIX)/sbin/ip -V
 
 # ----------------------------------------------------------------- tests --
-check: kernel tools
+check: kernel tools uapi-check
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
+# gives, and above mainline's highest in its enum.
+uapi-check: kernel
+	@scripts/uapi-numbers.py $(TOP)/Documentation/networking/srv6-oam-uapi.rst \
+		$(KOBJ)/usr/include
 
 # The harness itself: a passing, a failing and a skipping test must come out
 # as 1 passed, 1 failed, 1 skipped and a failed run.
