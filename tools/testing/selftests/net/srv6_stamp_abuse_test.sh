@@ -321,7 +321,7 @@ test_limits()
 	check_err $? "no message for the session limit: $(head -n 2 "$tmp/err")"
 	grep -q "too many reflectors in this namespace (limit $rmax)" "$tmp/err"
 	check_err $? "no message for the reflector limit"
-	log_test "user namespace: 100000 sessions, $((rmax + 10)) reflectors: refused past $smax and $rmax"
+	log_test "user namespace: 100000 sessions, $((rmax + 10)) reflectors: $smax and $rmax taken"
 
 	RET=0
 	wait_live "$base"
