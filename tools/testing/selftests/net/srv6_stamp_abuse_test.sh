@@ -49,8 +49,11 @@ trap cleanup EXIT
 # stat NS PORT FIELD: a counter of the reflector on PORT in NS
 stat()
 {
-	ip -n "$1" -s -j stamp reflector show |
-		jq ".[] | select(.port == $2) | .stats.$3 // -1"
+	local v
+
+	v=$(ip -n "$1" -s -j stamp reflector show |
+		jq ".[] | select(.port == $2) | .stats.$3 // -1")
+	echo "${v:--1}"
 }
 
 # stats NS PORT FIELD...: those counters of the reflector on PORT, one line
@@ -200,6 +203,44 @@ test_loops()
 		10.0.1.255 862 10.0.1.9 40000 drop_source
 	check_loop "a reflector's reply is not answered" \
 		"$A6" 862 "$ATK6" 40000 drop_reflected --reply
+}
+
+# The same self-loop in the other modes: a stateful reflector whose session
+# has no fixed peer, and an authenticated one answering a replayed packet
+# (the HMAC covers neither addresses nor ports).
+test_modes()
+{
+	local rx tx c
+
+	ip -n "$a" stamp reflector add port 864 mode stateful
+	ip -n "$a" stamp session add ssid 8
+	ip -n "$a" stamp reflector add port 865 auth
+	ip -n "$a" stamp session add ssid 9 key "$KEY"
+
+	RET=0
+	spoof "$A6" 864 "$A6" 864 --ssid 8
+	wait_stat "$a" 864 rx 1
+	check_err $? "the frame never reached the reflector"
+	sleep 1
+	read -r rx tx c <<< "$(stats "$a" 864 rx tx drop_source)"
+	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ]
+	check_err $? "rx $rx tx $tx drop_source $c, want 1 0 1"
+	log_test "stateful, session without a peer: the self-loop is refused"
+
+	RET=0
+	spoof "$A6" 865 "$A6" 865 --ssid 9 --key "$KEY"
+	wait_stat "$a" 865 rx 1
+	check_err $? "the frame never reached the reflector"
+	sleep 1
+	read -r rx tx c <<< "$(stats "$a" 865 rx tx drop_source)"
+	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ]
+	check_err $? "rx $rx tx $tx drop_source $c, want 1 0 1"
+	log_test "authenticated, a valid packet replayed from [A]:865 is refused"
+
+	ip -n "$a" stamp reflector del port 864
+	ip -n "$a" stamp reflector del port 865
+	ip -n "$a" stamp session del ssid 8
+	ip -n "$a" stamp session del ssid 9
 }
 
 # Reflectors on two other ports, one per node: the spoofed packet is
@@ -392,6 +433,7 @@ ip -n "$b" stamp reflector add
 
 test_honest_sender
 test_loops
+test_modes
 test_pingpong_ports
 test_sport_min
 test_tlvs

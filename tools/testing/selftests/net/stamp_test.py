@@ -369,7 +369,8 @@ def cmd_spoof(a):
     v6 = ":" in a.dst
     fam = socket.AF_INET6 if v6 else socket.AF_INET
     src, dst = socket.inet_pton(fam, a.src), socket.inet_pton(fam, a.dst)
-    payload = sender_packet(1, a.ssid)
+    payload = sender_packet(1, a.ssid,
+                            key=bytes.fromhex(a.key) if a.key else None)
     if a.reply:
         # What a reflector sends: a Receive Timestamp after the SSID.
         payload = payload[:16] + ts_pack(time.time_ns(), False) + \
