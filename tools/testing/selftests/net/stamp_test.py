@@ -340,7 +340,7 @@ def cmd_tlv_limit(a):
               % (limit, [t[0] for t in got[:limit]], len(vals)))
         check(all(t[0] == TLV_M and t[2] == struct.pack("!III", 5, 0, 0)
                   for t in got[limit:]),
-              "TLVs past the %dth: flags %s, not M and untouched"
+              "TLVs after the first %d: flags %s, not M and untouched"
               % (limit, sorted({t[0] for t in got[limit:]})))
     else:
         check([t[0] for t in got] == [0, 0, TLV_M, TLV_M],
