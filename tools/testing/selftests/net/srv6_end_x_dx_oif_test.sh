@@ -257,7 +257,7 @@ test_end_x_oif_mainline()
 
 	RET=0
 	out=$(ip -n "$r" -6 route show fc00:e::e/128)
-	echo "$out" | grep -q "action End.X nh6 fe80::2 oif vetha count"
+	echo "$out" | grep -q "action End.X nh6 fe80::2 oif vetha dev veths"
 	check_err $? "show: $out"
 	echo "$out" | grep -q xconnect
 	check_fail $? "a plain oif shown as xconnect: $out"
@@ -392,7 +392,7 @@ nl_seg6local()
 		sid, action = sys.argv[1], int(sys.argv[2])
 		top, nest = attr(1, struct.pack("I", action)), b""
 		for kv in sys.argv[3:]:
-		    k, v = kv.split("=", 1)
+		    k, _, v = kv.partition("=")
 		    if k == "nh6": top += attr(5, addr(socket.AF_INET6, v))
 		    elif k == "nh4": top += attr(4, addr(socket.AF_INET, v))
 		    elif k == "oif": top += attr(7, ifx(v))
