@@ -49,7 +49,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools check check-harness demo bench series series-build \
-	uapi-check \
+	uapi-check kernel-stock check-stock \
 	clean distclean
 
 help:
@@ -76,6 +76,11 @@ kernel: tree $(KOBJ)/.config
 	@$(call stage,kernel,$(MAKE) -s -C $(KSRC) O=$(KOBJ) -j$(JOBS) CC="ccache gcc" bzImage headers)
 	@echo "kernel: $(BZIMAGE) ($$(make -s -C $(KSRC) O=$(KOBJ) kernelrelease))"
 
+# The stock kernel: branch base of the tree (no patch of ours), same config
+# fragment (options it does not know are left out), for check-stock.
+kernel-stock: tree
+	@$(call stage,kernel-stock,scripts/kernel-stock.sh $(KSRC) $(BUILD)/linux-stock $(BUILD)/kbuild-stock $(FRAGMENTS))
+
 # ----------------------------------------------------------------- tools --
 tools: fetch
 	@$(call stage,tools,scripts/build-tools.sh $(PREFIX))
@@ -90,6 +95,12 @@ check: kernel tools uapi-check
 uapi-check: kernel
 	@scripts/uapi-numbers.py $(TOP)/Documentation/networking/srv6-oam-uapi.rst \
 		$(KOBJ)/usr/include
+
+# A stock kernel refuses a cross-connect configured with "xconnect" (our ip).
+check-stock: kernel-stock tools
+	@$(call stage,check-stock,TESTS=@scripts/stock-xconnect.sh HELPERS= \
+		scripts/check.sh $(BUILD)/kbuild-stock/arch/x86/boot/bzImage $(KSRC) \
+		$(PREFIX) $(BUILD)/results-stock)
 
 # The harness itself: a passing, a failing and a skipping test must come out
 # as 1 passed, 1 failed, 1 skipped and a failed run.
@@ -113,7 +124,7 @@ series-build: kernel
 
 clean:
 	rm -rf $(KOBJ) $(RESULTS) $(BUILD)/selftests $(BUILD)/demo $(BUILD)/harness \
-		$(SERIESOUT)
+		$(SERIESOUT) $(BUILD)/kbuild-stock $(BUILD)/results-stock
 
 distclean:
 	rm -rf $(BUILD)

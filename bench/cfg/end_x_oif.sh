@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# End.X with oif: cross-connect to fd00:2::2 on sink0, no route lookup.
+# End.X with oif as on mainline (6.17): fd00:2::2 looked up for every packet,
+# with sink0 as the flow's oif (a preference for this global next hop).
 
 . "$(dirname "$0")/common.sh"
 

@@ -1,9 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# SRv6 End.X, End.DX6 and End.DX4 with an outgoing interface (oif): the
-# packet leaves on that interface, towards the configured next hop, with no
-# route lookup.
+# SRv6 End.X, End.DX6 and End.DX4 with an outgoing interface (oif).
+#
+# "oif DEV xconnect" (SEG6_LOCAL_XCONNECT, ours): the packet leaves on that
+# interface, towards the configured next hop, with no route lookup.
+# A plain End.X "oif DEV" has mainline's meaning (Linux 6.17): the next hop
+# is looked up for every packet, on that interface for a link-local next hop
+# (strict), with the oif as a mere preference for a global one.
 #
 #                                +---------+
 #               fc00:a::/64      |   na    |  fc00:a::2, 10.0.10.2
@@ -16,18 +20,21 @@
 #               fc00:b::/64      +---------+  fc00:9::1, 10.9.9.1 on lo
 #              10.0.11.0/24
 #
-# na and nb both own the next hop addresses (fc00:a::2, 10.0.10.2) and the
-# destination (fc00:9::1, 10.9.9.1).  For r, a route lookup of the next hop
-# always picks na (the connected fc00:a::/64 and 10.0.10.0/24 are on vetha);
-# with "oif vethb" the packets must reach nb.  Which node got them is read
-# from its ICMP echo request counter.
+# na and nb both own the next hop addresses (fc00:a::2, 10.0.10.2, and the
+# link-local fe80::2) and the destination (fc00:9::1, 10.9.9.1).  For r, a
+# route lookup of the global next hop always picks na (the connected
+# fc00:a::/64 and 10.0.10.0/24 are on vetha), with or without a plain oif;
+# with "oif vethb xconnect" the packets must reach nb, and so must they with
+# the plain "oif vethb" and the link-local next hop fe80::2.  Which node got
+# them is read from its ICMP echo request counter.
 #
 # src encapsulates (H.Encaps) its pings towards fc00:9::1 and 10.9.9.1 with
 # the SIDs of r under test:
-#   fc00:e::e   End.X   nh6 fc00:a::2 [oif vethb], then End.DT6 on na/nb
+#   fc00:e::e   End.X   nh6 fc00:a::2 [oif vethb [xconnect]], or
+#                       nh6 fe80::2 oif vetha|vethb, then End.DT6 on na/nb
 #               (table local: the inner destination is their own address)
-#   fc00:e::d6  End.DX6 nh6 fc00:a::2 [oif vethb]
-#   fc00:e::d4  End.DX4 nh4 10.0.10.2 [oif vethb]
+#   fc00:e::d6  End.DX6 nh6 fc00:a::2 [oif vethb xconnect]
+#   fc00:e::d4  End.DX4 nh4 10.0.10.2 [oif vethb xconnect]
 # Replies come back by plain routing.
 
 source lib.sh
@@ -123,6 +130,7 @@ setup()
 		[ "$n" = na ] && net=a || net=b
 		ip -n "$ns" link set veth0 up
 		ip -n "$ns" addr add "fc00:$net::2/64" dev veth0 nodad
+		ip -n "$ns" addr add fe80::2/64 dev veth0 nodad
 		ip -n "$ns" addr add fc00:9::1/128 dev lo
 		ip -n "$ns" addr add 10.9.9.1/32 dev lo
 		ip -n "$ns" -6 route add default via "fc00:$net::1"
@@ -151,18 +159,31 @@ setup()
 	ip -n "$nb" addr add fc00:9::2/128 dev lo
 }
 
-# the SID routes of r: $1 = "oif" to cross-connect on vethb, or "" for
-# the route lookup of the next hop (the upstream behavior)
+# the SID routes of r: $1 = "xconnect" to cross-connect on vethb, "oif"
+# for a plain oif vethb (End.X only: a lookup on vethb, as on mainline), or
+# "" for the route lookup of the next hop
 add_sids()
 {
-	local oif=${1:+oif vethb}
+	local oif= xoif=
+
+	case "$1" in
+	xconnect) oif="oif vethb xconnect"; xoif=$oif ;;
+	oif) oif="oif vethb" ;;
+	esac
 
 	ip -n "$r" -6 route replace fc00:e::e/128 encap seg6local \
 		action End.X nh6 fc00:a::2 $oif count dev veths || return 1
 	ip -n "$r" -6 route replace fc00:e::d6/128 encap seg6local \
-		action End.DX6 nh6 fc00:a::2 $oif count dev veths || return 1
+		action End.DX6 nh6 fc00:a::2 $xoif count dev veths || return 1
 	ip -n "$r" -6 route replace fc00:e::d4/128 encap seg6local \
-		action End.DX4 nh4 10.0.10.2 $oif count dev veths || return 1
+		action End.DX4 nh4 10.0.10.2 $xoif count dev veths || return 1
+}
+
+# End.X to the link-local next hop fe80::2 on $1 (a plain oif)
+add_end_x_ll()
+{
+	ip -n "$r" -6 route replace fc00:e::e/128 encap seg6local \
+		action End.X nh6 fe80::2 oif "$1" count dev veths
 }
 
 # ping through $sid, expect the echo requests at node $want, none at the other
@@ -207,13 +228,44 @@ test_paths()
 	check_path "End.DX4 without oif: route lookup picks na" \
 		fc00:e::d4 4 10.9.9.1 na
 
-	add_sids oif
-	check_path "End.X oif vethb: cross-connect to nb" \
+	add_sids xconnect
+	check_path "End.X oif vethb xconnect: cross-connect to nb" \
 		fc00:e::e 6 fc00:9::1 nb
-	check_path "End.DX6 oif vethb: cross-connect to nb" \
+	check_path "End.DX6 oif vethb xconnect: cross-connect to nb" \
 		fc00:e::d6 6 fc00:9::2 nb
-	check_path "End.DX4 oif vethb: cross-connect to nb" \
+	check_path "End.DX4 oif vethb xconnect: cross-connect to nb" \
 		fc00:e::d4 4 10.9.9.1 nb
+}
+
+# a plain End.X oif, as on mainline: a route lookup for every packet, on the
+# oif's link for a link-local next hop, where the longest prefix wins for a
+# global one
+test_end_x_oif_mainline()
+{
+	local out
+
+	add_sids oif
+	check_path "End.X oif vethb, global nh6: the route lookup picks na" \
+		fc00:e::e 6 fc00:9::1 na
+
+	add_end_x_ll vethb
+	check_path "End.X nh6 fe80::2 oif vethb: link-local next hop on nb" \
+		fc00:e::e 6 fc00:9::1 nb
+	add_end_x_ll vetha
+	check_path "End.X nh6 fe80::2 oif vetha: link-local next hop on na" \
+		fc00:e::e 6 fc00:9::1 na
+
+	RET=0
+	out=$(ip -n "$r" -6 route show fc00:e::e/128)
+	echo "$out" | grep -q "action End.X nh6 fe80::2 oif vetha dev veths"
+	check_err $? "show: $out"
+	echo "$out" | grep -q xconnect
+	check_fail $? "a plain oif shown as xconnect: $out"
+	out=$(ip -n "$r" -6 -j route show fc00:e::e/128 |
+	      jq -r '.[0] | "\(.nh6) \(.oif) \(.xconnect)"')
+	[ "$out" = "fe80::2 vetha null" ]
+	check_err $? "json: $out"
+	log_test "End.X plain oif is dumped back without xconnect (text and JSON)"
 }
 
 # IPv6 routes r has allocated so far (fib_rt_alloc of /proc/net/rt6_stats)
@@ -249,7 +301,7 @@ test_no_route_alloc()
 		a1=$(rt6_allocs)
 		d_lookup=$((a1 - a0))
 
-		add_sids oif
+		add_sids xconnect
 		a0=$(rt6_allocs)
 		ip netns exec "$src" ping -6 -q -c "$n" -i 0.01 -W 2 "$dst" \
 			>/dev/null
@@ -260,8 +312,8 @@ test_no_route_alloc()
 		[ "$d_lookup" -ge "$n" ]
 		check_err $? "no oif: $d_lookup routes for $n packets"
 		[ "$d_oif" -lt 10 ]
-		check_err $? "oif: $d_oif routes for $n packets"
-		log_test "$beh oif: no route per packet" \
+		check_err $? "xconnect: $d_oif routes for $n packets"
+		log_test "$beh xconnect: no route per packet" \
 			"$d_oif vs $d_lookup for $n packets"
 	done
 }
@@ -272,16 +324,16 @@ test_show()
 
 	RET=0
 	out=$(ip -n "$r" -6 route show fc00:e::e/128)
-	echo "$out" | grep -q "action End.X nh6 fc00:a::2 oif vethb "
+	echo "$out" | grep -q "action End.X nh6 fc00:a::2 oif vethb xconnect "
 	check_err $? "show: $out"
 	out=$(ip -n "$r" -6 route show fc00:e::d4/128)
-	echo "$out" | grep -q "action End.DX4 nh4 10.0.10.2 oif vethb "
+	echo "$out" | grep -q "action End.DX4 nh4 10.0.10.2 oif vethb xconnect "
 	check_err $? "show: $out"
 	out=$(ip -n "$r" -6 -j route show fc00:e::d6/128 |
-	      jq -r '.[0] | "\(.encap) \(.action) \(.nh6) \(.oif)"')
-	[ "$out" = "seg6local End.DX6 fc00:a::2 vethb" ]
+	      jq -r '.[0] | "\(.encap) \(.action) \(.nh6) \(.oif) \(.xconnect)"')
+	[ "$out" = "seg6local End.DX6 fc00:a::2 vethb true" ]
 	check_err $? "json: $out"
-	log_test "oif is dumped back (text and JSON)"
+	log_test "xconnect is dumped back (text and JSON)"
 
 	# a saved table restores identically
 	RET=0
@@ -296,7 +348,7 @@ test_show()
 	after=$(ip -n "$r" -6 route show | grep seg6local)
 	[ "$before" = "$after" ]
 	check_err $? "restored routes differ: $after"
-	log_test "route save / restore round trip keeps oif"
+	log_test "route save / restore round trip keeps xconnect"
 }
 
 # $1: description, $2: expected extack text, rest: the route
@@ -317,6 +369,86 @@ check_reject()
 	log_test "reject: $desc"
 }
 
+# Add a seg6local route from attributes ip cannot send together, with a raw
+# rtnetlink request: $1 = SID, $2 = action number, then attributes as
+# name=value: nh6, nh4, oif (top level), xc_oif, xc_nh6, xc_nh4, xc_bad
+# (nested in SEG6_LOCAL_XCONNECT; xc_bad is an unknown nested attribute).
+# Prints the kernel's extack message; exits 0 if the route was added.
+nl_seg6local()
+{
+	ip netns exec "$r" python3 - "$@" <<-'EOF'
+		import socket, struct, sys
+
+		def attr(t, data):
+		    n = 4 + len(data)
+		    return struct.pack("HH", n, t) + data + b"\0" * (-n % 4)
+
+		def addr(fam, a):
+		    return socket.inet_pton(fam, a)
+
+		def ifx(name):
+		    return struct.pack("I", socket.if_nametoindex(name))
+
+		sid, action = sys.argv[1], int(sys.argv[2])
+		top, nest = attr(1, struct.pack("I", action)), b""
+		for kv in sys.argv[3:]:
+		    k, _, v = kv.partition("=")
+		    if k == "nh6": top += attr(5, addr(socket.AF_INET6, v))
+		    elif k == "nh4": top += attr(4, addr(socket.AF_INET, v))
+		    elif k == "oif": top += attr(7, ifx(v))
+		    elif k == "xc_oif": nest += attr(1, ifx(v))
+		    elif k == "xc_nh6": nest += attr(2, addr(socket.AF_INET6, v))
+		    elif k == "xc_nh4": nest += attr(3, addr(socket.AF_INET, v))
+		    elif k == "xc_bad": nest += attr(9, struct.pack("I", 1))
+		    elif k == "xc": pass
+		    else: sys.exit("unknown key " + k)
+		if nest or "xc" in sys.argv[3:]:
+		    top += attr(12 | 0x8000, nest)
+		body = struct.pack("BBBBBBBBI", socket.AF_INET6, 128, 0, 0, 254,
+		                   3, 0, 1, 0)
+		body += attr(1, addr(socket.AF_INET6, sid))
+		body += attr(4, ifx("veths"))
+		body += attr(21, struct.pack("H", 7))	# LWTUNNEL_ENCAP_SEG6_LOCAL
+		body += attr(22 | 0x8000, top)
+		# RTM_NEWROUTE, NLM_F_REQUEST | ACK | EXCL | CREATE
+		msg = struct.pack("IHHII", 16 + len(body), 24, 0x605, 1, 0) + body
+		s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+		                  socket.NETLINK_ROUTE)
+		s.setsockopt(270, 11, 1)	# NETLINK_EXT_ACK
+		s.send(msg)
+		rep = s.recv(65536)
+		ln, typ, flags = struct.unpack("IHH", rep[:8])
+		err = struct.unpack("i", rep[16:20])[0]
+		off = 20 + (16 if flags & 0x100 else struct.unpack("I", rep[20:24])[0])
+		text = ""
+		while off + 4 <= ln:
+		    alen, atype = struct.unpack("HH", rep[off:off + 4])
+		    if alen < 4: break
+		    if atype == 1:
+		        text = rep[off + 4:off + alen].rstrip(b"\0").decode()
+		    off += (alen + 3) & ~3
+		print("error %d: %s" % (-err, text) if err else "added")
+		sys.exit(1 if err else 0)
+	EOF
+}
+
+# $1: description, $2: expected extack text, rest: nl_seg6local arguments
+check_reject_raw()
+{
+	local desc=$1 msg=$2 out
+
+	shift 2
+	RET=0
+	ip -n "$r" -6 route del "$1/128" 2>/dev/null
+	out=$(nl_seg6local "$@" 2>&1)
+	check_fail $? "route accepted: $*"
+	echo "$out" | grep -qF "$msg"
+	check_err $? "error was: $out"
+	ip -n "$r" -6 route show "$1/128" | grep -q .
+	check_fail $? "a rejected route is in the table"
+	log_test "reject: $desc"
+}
+
 test_reject()
 {
 	ip -n "$r" link add dummy0 type dummy
@@ -325,27 +457,73 @@ test_reject()
 
 	check_reject "unknown oif" "no such device" \
 		fc00:e::e/128 encap seg6local action End.X nh6 fc00:a::2 \
-		oif if4242 dev veths
+		oif if4242 xconnect dev veths
 	check_reject "oif in another netns" "no such device" \
 		fc00:e::e/128 encap seg6local action End.X nh6 fc00:a::2 \
-		oif if777 dev veths
+		oif if777 xconnect dev veths
 	check_reject "oif down" "oif: device is down" \
 		fc00:e::d6/128 encap seg6local action End.DX6 nh6 fc00:a::2 \
-		oif dummy0 dev veths
+		oif dummy0 xconnect dev veths
 	check_reject "oif loopback" "loopback" \
 		fc00:e::d4/128 encap seg6local action End.DX4 nh4 10.0.10.2 \
-		oif lo dev veths
+		oif lo xconnect dev veths
 	check_reject "multicast next hop" "the next hop must be a unicast" \
 		fc00:e::d6/128 encap seg6local action End.DX6 nh6 ff02::1 \
-		oif vethb dev veths
+		oif vethb xconnect dev veths
 	check_reject "broadcast next hop" "the next hop must be a unicast" \
 		fc00:e::d4/128 encap seg6local action End.DX4 \
-		nh4 255.255.255.255 oif vethb dev veths
+		nh4 255.255.255.255 oif vethb xconnect dev veths
 	check_reject "oif on End" "oif is not supported by this behavior" \
 		fc00:e::e/128 encap seg6local action End oif vethb dev veths
 	check_reject "oif on End.DT6" "oif is not supported by this behavior" \
 		fc00:e::e/128 encap seg6local action End.DT6 table 254 \
 		oif vethb dev veths
+
+	# what means something else on mainline, or cannot mean anything
+	check_reject "End.DX6 with a plain oif" "take it only in an xconnect" \
+		fc00:e::d6/128 encap seg6local action End.DX6 nh6 fc00:a::2 \
+		oif vethb dev veths
+	check_reject "End.DX4 with a plain oif" "take it only in an xconnect" \
+		fc00:e::d4/128 encap seg6local action End.DX4 nh4 10.0.10.2 \
+		oif vethb dev veths
+	check_reject "End.X with no next hop" \
+		"a next hop or an xconnect is required" \
+		fc00:e::e/128 encap seg6local action End.X count dev veths
+	check_reject "xconnect without oif (ip)" "needs an \"oif\"" \
+		fc00:e::e/128 encap seg6local action End.X nh6 fc00:a::2 \
+		xconnect dev veths
+
+	# SEG6_LOCAL_ACTION_END_X = 2, END_DX6 = 5, END_DX4 = 6
+	check_reject_raw "xconnect and a top-level nh6" \
+		"xconnect carries the next hop" \
+		fc00:e::e 2 nh6=fc00:a::2 xc_oif=vethb xc_nh6=fc00:a::2
+	check_reject_raw "xconnect and a top-level nh4" \
+		"xconnect carries the next hop" \
+		fc00:e::d4 6 nh4=10.0.10.2 xc_oif=vethb xc_nh4=10.0.10.2
+	check_reject_raw "xconnect and a top-level oif" \
+		"xconnect carries the oif" \
+		fc00:e::d6 5 oif=vethb xc_oif=vethb xc_nh6=fc00:a::2
+	check_reject_raw "xconnect without oif" "xconnect: an oif is required" \
+		fc00:e::e 2 xc_nh6=fc00:a::2
+	check_reject_raw "empty xconnect" "xconnect: an oif is required" \
+		fc00:e::d6 5 xc
+	check_reject_raw "xconnect without next hop" \
+		"xconnect: a next hop is required" fc00:e::d4 6 xc_oif=vethb
+	check_reject_raw "xconnect with the other family's next hop" \
+		"nh6 for End.X and End.DX6, nh4 for End.DX4" \
+		fc00:e::e 2 xc_oif=vethb xc_nh4=10.0.10.2
+	check_reject_raw "unknown attribute in xconnect" "Unknown attribute" \
+		fc00:e::e 2 xc_oif=vethb xc_nh6=fc00:a::2 xc_bad
+
+	# and the helper itself can add what it refuses above
+	RET=0
+	ip -n "$r" -6 route del fc00:e::e/128 2>/dev/null
+	nl_seg6local fc00:e::e 2 xc_oif=vethb xc_nh6=fc00:a::2 >/dev/null
+	check_err $? "a raw xconnect route was refused"
+	ip -n "$r" -6 route show fc00:e::e/128 |
+		grep -q "nh6 fc00:a::2 oif vethb xconnect"
+	check_err $? "raw xconnect route: $(ip -n "$r" -6 route show fc00:e::e/128)"
+	log_test "raw netlink: a well-formed xconnect is accepted"
 }
 
 # crafted SRv6 packets whose inner packet is malformed: dropped, counted as
@@ -355,7 +533,7 @@ test_malformed()
 	local mac a0 b0 a1 b1 e4 e6 e4n e6n
 
 	RET=0
-	add_sids oif
+	add_sids xconnect
 	mac=$(ip -n "$r" -j link show veths | jq -r '.[0].address')
 	a0=$(($(echos "$na" 4) + $(echos "$na" 6)))
 	b0=$(($(echos "$nb" 4) + $(echos "$nb" 6)))
@@ -423,7 +601,7 @@ test_mtu()
 	local e0 e1 b0 b1
 
 	RET=0
-	add_sids oif
+	add_sids xconnect
 	ip -n "$r" link set vethb mtu 1280
 	e0=$(snmp6 "$r" Ip6InTooBigErrors)
 	b0=$(echos "$nb" 6)
@@ -444,7 +622,7 @@ test_down_up()
 	local e0 e1
 
 	RET=0
-	add_sids oif
+	add_sids xconnect
 	e0=$(sid_errors fc00:e::e)
 	ip -n "$r" link set vethb down
 	ip netns exec "$src" ping -6 -q -c 3 -i 0.2 -W 1 fc00:9::1 \
@@ -466,7 +644,7 @@ test_delete_under_traffic()
 	local e0 e1
 
 	RET=0
-	add_sids oif
+	add_sids xconnect
 	ip netns exec "$src" ping -6 -q -i 0.01 -W 1 fc00:9::1 \
 		>/dev/null 2>&1 &
 	PING_PID=$!
@@ -510,15 +688,16 @@ done
 TMPF=$(mktemp)
 setup
 if ! ip -n "$r" -6 route add fc00:e::ff/128 encap seg6local \
-	action End.X nh6 fc00:a::2 oif vethb dev veths 2>/dev/null ||
-   ! ip -n "$r" -6 route show fc00:e::ff/128 | grep -q oif; then
-	echo "SKIP: kernel without oif for End.X"
+	action End.X nh6 fc00:a::2 oif vethb xconnect dev veths 2>/dev/null ||
+   ! ip -n "$r" -6 route show fc00:e::ff/128 | grep -q xconnect; then
+	echo "SKIP: kernel without xconnect for End.X"
 	rm -f "$TMPF"
 	exit "$ksft_skip"
 fi
 ip -n "$r" -6 route del fc00:e::ff/128
 
 test_paths
+test_end_x_oif_mainline
 test_no_route_alloc
 test_show
 test_reject

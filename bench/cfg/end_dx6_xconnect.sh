@@ -1,0 +1,10 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# End.DX6 with xconnect: decapsulate, cross-connect the IPv6 packet to fd00:2::2
+# on sink0, no route lookup.
+
+. "$(dirname "$0")/common.sh"
+
+sut_routes
+sut -6 route add fc00:1::d6/128 encap seg6local action End.DX6 nh6 fd00:2::2 oif sink0 xconnect dev veth0
+traffic 6 fc00:1::d6
