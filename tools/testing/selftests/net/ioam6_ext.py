@@ -24,6 +24,7 @@ NEXTHDR_IPV6 = 41
 NEXTHDR_UDP = 17
 IPV6_TLV_IOAM = 0x31
 IPV6_TLV_IOAM_DEST = 0x11
+IPV6_TLV_JUMBO = 0xC2
 IOAM6_TYPE_PREALLOC = 0
 IOAM6_TYPE_E2E = 3
 IOAM6_TYPE_DEX = 4
@@ -299,6 +300,52 @@ def cmd_send(a):
     return 0
 
 
+def ipv6_hdr(src, dst, nh, plen):
+    return (struct.pack('!IHBB', 6 << 28, plen, nh, 64) +
+            socket.inet_pton(socket.AF_INET6, src) +
+            socket.inet_pton(socket.AF_INET6, dst))
+
+
+def cmd_spoof(a):
+    """The E2E option of 'e2e-ok' from a.count source addresses, the ones
+    after a.prefix, through a raw socket that sends the IPv6 header as
+    given (IPPROTO_RAW): sources nobody checks, as an attacker's."""
+    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    doh = bytearray(ext_hdr(b'\x01\x00' + e2e_opt()))
+    doh[0] = NEXTHDR_UDP
+    udp = struct.pack('!HHHH', 4243, a.port, 8, 0)
+    base = int.from_bytes(socket.inet_pton(socket.AF_INET6, a.prefix), 'big')
+    for i in range(a.count):
+        src = socket.inet_ntop(socket.AF_INET6,
+                               (base + 1 + i).to_bytes(16, 'big'))
+        s.sendto(ipv6_hdr(src, a.dst, NEXTHDR_DEST, len(doh) + len(udp)) +
+                 bytes(doh) + udp, (a.dst, 0))
+    return 0
+
+
+def cmd_jumbo(a):
+    """A jumbogram (RFC 2675): payload length 0, a Hop-by-Hop header with a
+    Jumbo Payload option and, with --ioam, a pre-allocated trace, then UDP
+    and a.size octets. Sent into a.iface as if received there: the loopback,
+    the only interface whose MTU can exceed 64 KiB."""
+    opts = bytes([IPV6_TLV_JUMBO, 4, 0, 0, 0, 0])
+    if a.ioam:
+        opts += (bytes([IPV6_TLV_IOAM, 2 + 8 + 8, 0, IOAM6_TYPE_PREALLOC]) +
+                 struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
+                 bytes(8))
+    hbh = bytearray(ext_hdr(opts))
+    hbh[0] = NEXTHDR_UDP
+    # the Jumbo Payload option at offset 2 of the header, 4n+2 of the packet
+    struct.pack_into('!I', hbh, 4, len(hbh) + 8 + a.size)
+    frame = (bytes(12) + struct.pack('!H', ETH_P_IPV6) +
+             ipv6_hdr(a.src, a.dst, NEXTHDR_HOP, 0) + bytes(hbh) +
+             struct.pack('!HHHH', 4244, a.port, 0, 0) + bytes(a.size))
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((a.iface, 0))
+    s.send(frame)
+    return 0
+
+
 def cmd_recv(a):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind(('::', a.port))
@@ -367,6 +414,18 @@ def main():
     c.add_argument('--dst-opts')
     c.add_argument('--craft', choices=sorted(CRAFT))
     c.add_argument('--sport', type=int)
+    c = sub.add_parser('spoof')
+    c.add_argument('prefix')
+    c.add_argument('dst')
+    c.add_argument('count', type=int)
+    c.add_argument('--port', type=int, default=5555)
+    c = sub.add_parser('jumbo')
+    c.add_argument('iface')
+    c.add_argument('src')
+    c.add_argument('dst')
+    c.add_argument('--size', type=int, default=65536)
+    c.add_argument('--port', type=int, default=5555)
+    c.add_argument('--ioam', action='store_true')
     c = sub.add_parser('recv')
     c.add_argument('--port', type=int, default=5555)
     c.add_argument('--timeout', type=float, default=3)
@@ -375,7 +434,8 @@ def main():
     c.add_argument('file')
     a = ap.parse_args()
     return {'capture': cmd_capture, 'send': cmd_send, 'recv': cmd_recv,
-            'oracle': cmd_oracle}[a.cmd](a)
+            'oracle': cmd_oracle, 'spoof': cmd_spoof,
+            'jumbo': cmd_jumbo}[a.cmd](a)
 
 
 if __name__ == '__main__':

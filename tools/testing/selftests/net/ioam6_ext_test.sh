@@ -389,6 +389,106 @@ test_monitor()
 	log_test "ip ioam monitor: an E2E and a trace event per packet"
 }
 
+# E2E events of $1 crafted packets from alpha, counted by a monitor on gamma;
+# prints "events seconds", the seconds the packets took to send
+e2e_events()
+{
+	local n=$1 t0 t1
+
+	ip netns exec "$gamma" timeout 60 ip -j ioam monitor \
+		> "$tmp/e2erate.json" 2>"$tmp/e2erate.err" &
+	mon=$!
+	sleep 1
+	t0=$(date +%s)
+	helper "$alpha" send "$G" "$n" --craft e2e-ok
+	t1=$(date +%s)
+	sleep 1
+	kill "$mon"
+	wait "$mon" 2>/dev/null
+	mon=
+	echo "$(jq -s '[.[] | select(.event == "e2e")] | length' \
+		"$tmp/e2erate.json") $((t1 - t0))"
+}
+
+test_e2e_event_rate()
+{
+	local n secs max
+
+	RET=0
+	ip -n "$gamma" ioam e2e reset
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_event_rate=5
+	check_err $? "no net.ipv6.ioam6_e2e_event_rate"
+	read -r n secs <<< "$(e2e_events 100)"
+	# the burst spans at most secs + 2 of the limiter's one-second windows
+	max=$((5 * (secs + 2)))
+	[ "$n" -ge 5 ] && [ "$n" -le "$max" ]
+	check_err $? "rate 5: $n E2E events for 100 packets sent in ${secs}s (at most $max)"
+	# the counters still count every packet
+	[ "$(e2e "$A" | jq .rx)" = 100 ]
+	check_err $? "counters behind the rate limit: $(e2e "$A")"
+
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_event_rate=0
+	read -r n secs <<< "$(e2e_events 10)"
+	[ "$n" = 0 ]
+	check_err $? "rate 0: $n E2E events"
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_event_rate=1000
+	ip -n "$gamma" ioam e2e reset
+	log_test "E2E events limited by net.ipv6.ioam6_e2e_event_rate"
+}
+
+# --- E2E flows from spoofed sources -----------------------------------------------------
+# number of E2E flows gamma keeps
+e2e_flows()
+{
+	ip -n "$gamma" -j ioam e2e show | jq length
+}
+
+test_e2e_spoofed()
+{
+	local deadline n
+
+	RET=0
+	ip -n "$gamma" ioam e2e reset
+	# no flow ages while the table fills up
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_flow_timeout=3600
+	check_err $? "no net.ipv6.ioam6_e2e_flow_timeout"
+	helper "$alpha" spoof 2001:db8:99:: "$G" 4200
+	check_err $? "cannot send from spoofed sources"
+	deadline=$((SECONDS + 60))
+	while n=$(e2e_flows); [ "$n" != 4096 ] && [ $SECONDS -lt $deadline ]; do
+		sleep 1
+	done
+	[ "$n" = 4096 ]
+	check_err $? "spoofed sources made $n flows, 4096 expected"
+	# the table is full: alpha's flow is not counted
+	helper "$alpha" send "$G" 1 --craft e2e-ok
+	sleep 1
+	[ "$(e2e "$A")" = "{}" ]
+	check_err $? "counted in a full table: $(e2e "$A")"
+
+	# with a short timeout the spoofed flows age out; then, with the
+	# default timeout again (a flow with a packet every few seconds of a
+	# slow guest must not age too), alpha's flow is counted
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_flow_timeout=2
+	deadline=$((SECONDS + 60))
+	while n=$(e2e_flows); [ "$n" != 0 ] && [ $SECONDS -lt $deadline ]; do
+		sleep 1
+	done
+	[ "$n" = 0 ]
+	check_err $? "$n spoofed flows left"
+	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_flow_timeout=300
+	deadline=$((SECONDS + 30))
+	while helper "$alpha" send "$G" 1 --craft e2e-ok
+	      n=$(e2e "$A" | jq '.rx // 0'); [ "$n" = 0 ] &&
+	      [ $SECONDS -lt $deadline ]; do
+		sleep 1
+	done
+	[ "$n" -gt 0 ]
+	check_err $? "alpha's flow not counted, $(e2e_flows) flows"
+	ip -n "$gamma" ioam e2e reset
+	log_test "E2E flows of 4200 spoofed sources age out, a real flow is counted"
+}
+
 # --- Direct Export --------------------------------------------------------------------
 # ip ioam monitor -j on each node, into $tmp/$1-<node>.json, until
 # monitors_stop
@@ -607,6 +707,61 @@ test_domain_egress()
 	log_test "domain egress: other Hop-by-Hop options kept and re-padded"
 }
 
+# --- a jumbogram at the domain egress -------------------------------------------------
+# $1 counter of beta's veth1 (/proc/net/dev_snmp6)
+veth1_counter()
+{
+	ip netns exec "$beta" awk -v c="$1" '$1 == c {print $2}' \
+		/proc/net/dev_snmp6/veth1
+}
+
+# send a jumbogram ($1: --ioam or nothing) into beta's loopback, forwarded
+# to gamma out of veth1; wait until beta counted it as a drop
+# (Ip6OutDiscards) or as too big for veth1 (Ip6FragFails); prints
+# "discards toobig", the two increments
+jumbo_to_veth1()
+{
+	local d0 f0 d f deadline
+
+	d0=$(veth1_counter Ip6OutDiscards)
+	f0=$(veth1_counter Ip6FragFails)
+	# shellcheck disable=SC2086
+	helper "$beta" jumbo lo "$A" "$G" $1
+	deadline=$((SECONDS + 30))
+	while d=$(veth1_counter Ip6OutDiscards); f=$(veth1_counter Ip6FragFails)
+	      [ $((d + f)) = $((d0 + f0)) ] && [ $SECONDS -lt $deadline ]; do
+		sleep 0.5
+	done
+	echo "$((d - d0)) $((f - f0))"
+}
+
+test_jumbo_egress()
+{
+	local got
+
+	RET=0
+	# the loopback is the one interface whose MTU exceeds 64 KiB: a
+	# jumbogram sent into it is received there and forwarded
+	ip -n "$beta" link set lo mtu 131072
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=1
+	# without IOAM: untouched, then too big for veth1 (no ICMP check)
+	got=$(jumbo_to_veth1)
+	[ "$got" = "0 1" ]
+	check_err $? "jumbogram without IOAM: discards/too big +$got, expected 0 1"
+	# with an IOAM trace: no payload length to take the trace's octets
+	# off, the domain egress drops it and counts it
+	got=$(jumbo_to_veth1 --ioam)
+	[ "$got" = "1 0" ]
+	check_err $? "jumbogram with IOAM: discards/too big +$got, expected 1 0"
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=0
+	ip -n "$beta" link set lo mtu 65536
+	# and beta still forwards
+	capture jumbo-after send "$GLO" 1
+	[ "$(jq length "$tmp/jumbo-after.json")" = 1 ]
+	check_err $? "beta forwards nothing after the jumbograms"
+	log_test "domain egress: a jumbogram with IOAM is dropped and counted"
+}
+
 # --- configuration that cannot be honoured ------------------------------------------
 check_reject()
 {
@@ -740,12 +895,15 @@ done
 test_data_fields
 test_e2e
 test_monitor
+test_e2e_event_rate
+test_e2e_spoofed
 for mode in inline encap auto; do
 	test_dex "$mode"
 done
 test_dex_rate
 test_malformed
 test_domain_egress
+test_jumbo_egress
 test_reject
 
 exit "$EXIT_STATUS"
