@@ -18,7 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 results=$1 stage=$2 prefix=$3
 shift 3
 export PATH=$prefix/sbin:$prefix/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-timeout=${SELFTEST_TIMEOUT:-900}
+# Generous: the bench smoke alone takes 13 minutes on an idle machine.
+timeout=${SELFTEST_TIMEOUT:-1500}
 
 mkdir -p "$results/logs"
 : > "$results/record"
