@@ -205,37 +205,39 @@ test_loops()
 		"$A6" 862 "$ATK6" 40000 drop_reflected --reply
 }
 
+# check_self_loop PORT DESC [spoof args]: [A]:PORT -> [A]:PORT, once
+check_self_loop()
+{
+	local port=$1 desc=$2 rx tx c
+	shift 2
+
+	RET=0
+	spoof "$A6" "$port" "$A6" "$port" "$@"
+	wait_stat "$a" "$port" rx 1
+	check_err $? "the frame never reached the reflector"
+	sleep 1
+	read -r rx tx c <<< "$(stats "$a" "$port" rx tx drop_source)"
+	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ]
+	check_err $? "rx $rx tx $tx drop_source $c, want 1 0 1"
+	log_test "$desc"
+}
+
 # The same self-loop in the other modes: a stateful reflector whose session
 # has no fixed peer, and an authenticated one answering a replayed packet
 # (the HMAC covers neither addresses nor ports).
 test_modes()
 {
-	local rx tx c
-
 	ip -n "$a" stamp reflector add port 864 mode stateful
 	ip -n "$a" stamp session add ssid 8
 	ip -n "$a" stamp reflector add port 865 auth
 	ip -n "$a" stamp session add ssid 9 key "$KEY"
 
-	RET=0
-	spoof "$A6" 864 "$A6" 864 --ssid 8
-	wait_stat "$a" 864 rx 1
-	check_err $? "the frame never reached the reflector"
-	sleep 1
-	read -r rx tx c <<< "$(stats "$a" 864 rx tx drop_source)"
-	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ]
-	check_err $? "rx $rx tx $tx drop_source $c, want 1 0 1"
-	log_test "stateful, session without a peer: the self-loop is refused"
-
-	RET=0
-	spoof "$A6" 865 "$A6" 865 --ssid 9 --key "$KEY"
-	wait_stat "$a" 865 rx 1
-	check_err $? "the frame never reached the reflector"
-	sleep 1
-	read -r rx tx c <<< "$(stats "$a" 865 rx tx drop_source)"
-	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ]
-	check_err $? "rx $rx tx $tx drop_source $c, want 1 0 1"
-	log_test "authenticated, a valid packet replayed from [A]:865 is refused"
+	check_self_loop 864 \
+		"stateful, session without a peer: the self-loop is refused" \
+		--ssid 8
+	check_self_loop 865 \
+		"authenticated, a valid packet replayed from [A]:865 is refused" \
+		--ssid 9 --key "$KEY"
 
 	ip -n "$a" stamp reflector del port 864
 	ip -n "$a" stamp reflector del port 865
