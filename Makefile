@@ -48,7 +48,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools check check-harness demo bench series series-build \
+.PHONY: help deps fetch tree kernel tools install-tools check check-harness demo bench series series-build \
 	uapi-check kernel-stock check-stock \
 	clean distclean
 
@@ -84,7 +84,14 @@ kernel-stock: tree
 # ----------------------------------------------------------------- tools --
 tools: fetch
 	@$(call stage,tools,scripts/build-tools.sh $(PREFIX))
+	@scripts/install-tools.sh $(PREFIX)
 	@$(PREFIX)/sbin/ip -V
+
+# Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
+# make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]
+prefix ?= /usr/local
+install-tools:
+	@scripts/install-tools.sh $(DESTDIR)$(prefix)
 
 # ----------------------------------------------------------------- tests --
 check: kernel tools uapi-check
