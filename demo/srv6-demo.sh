@@ -15,7 +15,8 @@
 #
 # Prints what an operator looks at: the routes, a ping and its path on the
 # wire, the per-behaviour counters, a STAMP measurement of the path, an IOAM
-# trace and Edge-to-Edge loss counters.  Exits non-zero if the network does not
+# trace and Edge-to-Edge loss counters, and a per-flow loss report by
+# alternate marking (pfplm).  Exits non-zero if the network does not
 # carry the traffic as it should.
 
 set -eu
@@ -174,6 +175,90 @@ lost=$(nsx hs2 ip -j ioam e2e show | jq '.[0].lost')
 rx=$(nsx hs2 ip -j ioam e2e show | jq '.[0].rx')
 echo "hs2 received ${rx:-0} and counted ${lost:-0} lost of 22"
 [ $((${rx:-0} + ${lost:-0})) = 22 ] || ok=0
+
+# Per-flow packet loss monitoring (pfplm): three flows from r1 to hs2 over
+# three SID lists, ending on r3's End.DT6 SID fc00:3::d60; r1 colours and
+# counts them, r3 counts them per colour, and r1 asks r3 for its counts over
+# each flow's own SID list.  r2 drops the datagrams of flow "red" that the
+# generator marked as doomed (Traffic Class 0x80): the report must show
+# exactly those as lost, and nothing for "blue" and "green".
+top=$(cd "$(dirname "$0")/.." && pwd)
+plm=$(mktemp -d)
+nsx r2 ip -6 route add fc00:2::e2/128 encap seg6local action End dev veth-r1
+nsx r3 ip -6 route add fc00:3::d60/128 encap seg6local action End.DT6 table 254 dev veth-hs2
+nsx r1 ip -6 addr add fc00:1::100/128 dev lo
+nsx r3 ip -6 addr add fc00:3::100/128 dev lo noprefixroute
+# End.DT6 looks the inner destination up in its table only (main here).
+nsx r3 ip -6 route add local fc00:3::100/128 dev lo table main
+declare -A plm_sids=([blue]=fc00:2::e,fc00:3::d60 [red]=fc00:2::e2,fc00:3::d60
+	[green]=fc00:2::e,fc00:2::e2,fc00:3::d60)
+declare -A plm_dst=([blue]=fd00:b::11 [red]=fd00:b::12 [green]=fd00:b::13)
+id=0
+for f in blue red green; do
+	id=$((id + 1))
+	nsx hs2 ip -6 addr add "${plm_dst[$f]}"/64 dev eth0 nodad
+	nsx r1 ip -6 route add "${plm_dst[$f]}"/128 encap seg6 mode encap segs "${plm_sids[$f]}" dev veth-r2
+	for role in ingress egress; do
+		if [ $role = ingress ]; then peer=fc00:3::100; else peer=fc00:1::100; fi
+		printf '[flow %s]\nrole = %s\nid = %s\nsids = %s\npeer = %s\n\n' \
+			"$f" "$role" "$id" "${plm_sids[$f]}" "$peer" >> "$plm/$role.flows"
+	done
+done
+nsx r2 ip6tables -A FORWARD -m tos --tos 0x80/0x80 -j DROP
+nsx hs2 ip6tables -A INPUT -p udp --dport 9 -j DROP
+printf '[pfplm]\nperiod = 4\nmethod = sets\nsource = fc00:1::100\nresults = %s\nstate = %s\n\n' \
+	"$plm/results" "$plm/state" | cat - "$plm/ingress.flows" > "$plm/ingress.conf"
+printf '[pfplm]\nperiod = 4\nmethod = sets\nlisten = fc00:3::100\nstate = %s\n\n' \
+	"$plm/estate" | cat - "$plm/egress.flows" > "$plm/egress.conf"
+section "pfplm: r1 (ingress) configuration, period 4 s, hash:sr6 sets"
+cat "$plm/ingress.conf"
+nsx r3 pfplm -c "$plm/egress.conf" > "$plm/egress.log" 2>&1 &
+egress_pid=$!
+nsx r1 pfplm -c "$plm/ingress.conf" > "$plm/ingress.log" 2>&1 &
+ingress_pid=$!
+nsx hs1 python3 "$top/tools/testing/selftests/net/pfplm_gen.py" --period 4 \
+	--packets 20 --dst fd00:b::11 --dst fd00:b::12 --dst fd00:b::13 \
+	--lossy fd00:b::12=5 --out "$plm/gen" &
+gen_pid=$!
+# Two blocks to start, then three with traffic: wait for them to close.
+deadline=$((SECONDS + 240))
+until [ "$(jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' \
+		"$plm/results" 2> /dev/null || echo 0)" -ge 9 ]; do
+	[ "$SECONDS" -lt "$deadline" ] || break
+	sleep 1
+done
+kill -TERM "$gen_pid"; wait "$gen_pid" || true
+section "r1: the pfplm report (one line per flow and block)"
+cat "$plm/ingress.log"
+section "r1: pfplm --show"
+nsx r1 pfplm --show --state "$plm/state"
+section "r1: the hash:sr6 sets pfplm made (ipset list pfplm-iA)"
+nsx r1 ipset list pfplm-iA
+kill -TERM "$ingress_pid" "$egress_pid"
+wait "$ingress_pid" "$egress_pid" || ok=0
+section "check: every exact block against the generator's own count"
+python3 - "$plm/results" "$plm/gen" <<'PY' || ok=0
+import json, sys
+gen = {(g["dst"], g["block"]): g for g in map(json.loads, open(sys.argv[2]))}
+dst = {"blue": "fd00:b::11", "red": "fd00:b::12", "green": "fd00:b::13"}
+n, bad, red_lost = 0, 0, 0
+for r in map(json.loads, open(sys.argv[1])):
+    if r["status"] != "exact":
+        continue
+    g = gen.get((dst[r["flow"]], r["block"]), {"sent": 0, "doomed": 0, "sure": True})
+    if not g["sure"]:
+        continue
+    n += 1
+    want = g["doomed"] if r["flow"] == "red" else 0
+    if r["sent"] != g["sent"] or r["lost"] != want:
+        bad += 1
+        print("MISMATCH", r["flow"], r["block"], r["sent"], r["lost"], g)
+    if r["flow"] == "red":
+        red_lost += r["lost"]
+print("%d exact blocks checked, %d mismatches; red lost %d in all" % (n, bad, red_lost))
+sys.exit(0 if n >= 6 and bad == 0 and red_lost > 0 else 1)
+PY
+rm -rf "$plm"
 
 if [ "$ok" = 1 ]; then
 	echo "demo: PASS"
