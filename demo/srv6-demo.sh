@@ -204,8 +204,8 @@ for f in blue red green; do
 			"$f" "$role" "$id" "${plm_sids[$f]}" "$peer" >> "$plm/$role.flows"
 	done
 done
-nsx r2 ip6tables -A FORWARD -m tos --tos 0x80/0x80 -j DROP
-nsx hs2 ip6tables -A INPUT -p udp --dport 9 -j DROP
+nsx r2 ip6tables -w -A FORWARD -m tos --tos 0x80/0x80 -j DROP
+nsx hs2 ip6tables -w -A INPUT -p udp --dport 9 -j DROP
 printf '[pfplm]\nperiod = 4\nmethod = sets\nsource = fc00:1::100\nresults = %s\nstate = %s\n\n' \
 	"$plm/results" "$plm/state" | cat - "$plm/ingress.flows" > "$plm/ingress.conf"
 printf '[pfplm]\nperiod = 4\nmethod = sets\nlisten = fc00:3::100\nstate = %s\n\n' \
