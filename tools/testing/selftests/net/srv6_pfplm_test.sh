@@ -31,6 +31,7 @@
 # message and change nothing.
 
 source lib.sh
+source srv6_flows_lib.sh
 
 readonly PERIOD=4
 readonly GUARD=1
@@ -58,23 +59,7 @@ cleanup()
 
 trap cleanup EXIT
 
-check_err()
-{
-	if (($1)); then
-		ret_set_ksft_status "$ksft_fail" "$2"
-	fi
-}
-
 n() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
-
-link()
-{
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
-	ip -n "$1" addr add "$5" dev "$2" nodad
-	ip -n "$3" addr add "$6" dev "$4" nodad
-	ip -n "$1" link set "$2" up
-	ip -n "$3" link set "$4" up
-}
 
 # sids K: the SID list of flow fK.  f50's 16 SIDs go r2, r3, r2, r3:
 # Linux stops processing local SIDs nested deeper than 8 (the lwtunnel
@@ -256,7 +241,7 @@ block_now()
 
 run_method()
 {
-	local method=$1 k gen_args=() every before ing egr ipid epid b
+	local method=$1 k gen_args=() every before ing egr ipid epid b role
 	local flows_all flows_new rc1 rc2 out
 
 	RET=0
@@ -283,7 +268,7 @@ run_method()
 
 	start_pfplm "$r3" "$TMP/egr.conf" "$egr"; epid=$pid
 	start_pfplm "$r1" "$TMP/ing.conf" "$ing"; ipid=$pid
-	n "$hs" python3 ./pfplm_gen.py --period "$PERIOD" --doom "$DOOM" \
+	ip netns exec "$hs" python3 ./pfplm_gen.py --period "$PERIOD" --doom "$DOOM" \
 		--out "$TMP/gen.$method" "${gen_args[@]}" &
 	gpid=$!
 	PIDS+=("$gpid")
@@ -300,22 +285,23 @@ run_method()
 	wait_until $((WAIT_BLOCKS * PERIOD)) all_exact "$method" "$b" 2 51
 	check_err $? "flow f51, added at run time, got no exact block"
 
-	# 3. The egress killed and restarted: the blocks it cannot answer
-	# for are unknown, none is wrong.
-	kill -9 "$epid"
-	wait "$epid" 2>/dev/null
-	start_pfplm "$r3" "$TMP/egr.conf" "$egr"; epid=$pid
-	b=$(block_now)
-	wait_until $((WAIT_BLOCKS * PERIOD)) all_exact "$method" "$b" 2 $flows_new
-	check_err $? "no exact blocks after the egress restarted"
-
-	# 4. The same for the ingress.
-	kill -9 "$ipid"
-	wait "$ipid" 2>/dev/null
-	start_pfplm "$r1" "$TMP/ing.conf" "$ing"; ipid=$pid
-	b=$(block_now)
-	wait_until $((WAIT_BLOCKS * PERIOD)) all_exact "$method" "$b" 2 $flows_new
-	check_err $? "no exact blocks after the ingress restarted"
+	# 3. Each daemon killed (SIGKILL) and restarted: the blocks it cannot
+	# answer for are unknown, none is wrong, and exact blocks follow.
+	for role in egress ingress; do
+		if [ "$role" = egress ]; then
+			kill -9 "$epid"
+			wait "$epid" 2>/dev/null
+			start_pfplm "$r3" "$TMP/egr.conf" "$egr"; epid=$pid
+		else
+			kill -9 "$ipid"
+			wait "$ipid" 2>/dev/null
+			start_pfplm "$r1" "$TMP/ing.conf" "$ing"; ipid=$pid
+		fi
+		b=$(block_now)
+		wait_until $((WAIT_BLOCKS * PERIOD)) all_exact "$method" "$b" 2 \
+			$flows_new
+		check_err $? "no exact blocks after the $role restarted"
+	done
 
 	# The end of the traffic, and of its last blocks.
 	kill -TERM "$gpid"
@@ -503,16 +489,7 @@ test_refused()
 	log_test "pfplm: bad configurations are refused and change nothing"
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: need root privileges"
-	exit "$ksft_skip"
-fi
-for cmd in pfplm ip6tables ip6tables-save ipset jq tc python3; do
-	if ! command -v "$cmd" > /dev/null; then
-		echo "SKIP: $cmd not found"
-		exit "$ksft_skip"
-	fi
-done
+flows_require pfplm ip6tables ip6tables-save ipset jq tc
 if ! python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
 	echo "SKIP: python3 scapy with scapy.contrib.stamp not found"
 	exit "$ksft_skip"
