@@ -184,6 +184,8 @@ echo "hs2 received ${rx:-0} and counted ${lost:-0} lost of 22"
 # exactly those as lost, and nothing for "blue" and "green".
 top=$(cd "$(dirname "$0")/.." && pwd)
 plm=$(mktemp -d)
+# (ip netns exec, not nsx, for what runs in the background: $! must be
+# the process itself, for the signals below.)
 nsx r2 ip -6 route add fc00:2::e2/128 encap seg6local action End dev veth-r1
 nsx r3 ip -6 route add fc00:3::d60/128 encap seg6local action End.DT6 table 254 dev veth-hs2
 nsx r1 ip -6 addr add fc00:1::100/128 dev lo
@@ -206,26 +208,29 @@ for f in blue red green; do
 done
 nsx r2 ip6tables -w -A FORWARD -m tos --tos 0x80/0x80 -j DROP
 nsx hs2 ip6tables -w -A INPUT -p udp --dport 9 -j DROP
-printf '[pfplm]\nperiod = 4\nmethod = sets\nsource = fc00:1::100\nresults = %s\nstate = %s\n\n' \
+printf '[pfplm]\nperiod = 6\nmethod = sets\nsource = fc00:1::100\nresults = %s\nstate = %s\n\n' \
 	"$plm/results" "$plm/state" | cat - "$plm/ingress.flows" > "$plm/ingress.conf"
-printf '[pfplm]\nperiod = 4\nmethod = sets\nlisten = fc00:3::100\nstate = %s\n\n' \
+printf '[pfplm]\nperiod = 6\nmethod = sets\nlisten = fc00:3::100\nstate = %s\n\n' \
 	"$plm/estate" | cat - "$plm/egress.flows" > "$plm/egress.conf"
-section "pfplm: r1 (ingress) configuration, period 4 s, hash:sr6 sets"
+section "pfplm: r1 (ingress) configuration, period 6 s, hash:sr6 sets"
 cat "$plm/ingress.conf"
-nsx r3 pfplm -c "$plm/egress.conf" > "$plm/egress.log" 2>&1 &
+ip netns exec demo-r3 pfplm -c "$plm/egress.conf" > "$plm/egress.log" 2>&1 &
 egress_pid=$!
-nsx r1 pfplm -c "$plm/ingress.conf" > "$plm/ingress.log" 2>&1 &
+ip netns exec demo-r1 pfplm -c "$plm/ingress.conf" > "$plm/ingress.log" 2>&1 &
 ingress_pid=$!
-nsx hs1 python3 "$top/tools/testing/selftests/net/pfplm_gen.py" --period 4 \
+ip netns exec demo-hs1 python3 "$top/tools/testing/selftests/net/pfplm_gen.py" --period 6 \
 	--packets 20 --dst fd00:b::11 --dst fd00:b::12 --dst fd00:b::13 \
 	--lossy fd00:b::12=5 --out "$plm/gen" &
 gen_pid=$!
 # Two blocks to start, then three with traffic: wait for them to close.
-deadline=$((SECONDS + 240))
-until [ "$(jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' \
-		"$plm/results" 2> /dev/null || echo 0)" -ge 9 ]; do
+deadline=$((SECONDS + 360))
+plm_exact() {
+	[ -s "$plm/results" ] || { echo 0; return; }
+	jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' "$plm/results"
+}
+until [ "$(plm_exact)" -ge 9 ]; do
 	[ "$SECONDS" -lt "$deadline" ] || break
-	sleep 1
+	sleep 3
 done
 kill -TERM "$gen_pid"; wait "$gen_pid" || true
 section "r1: the pfplm report (one line per flow and block)"
