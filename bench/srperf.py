@@ -518,12 +518,18 @@ class Stolen:
             if seq % 2 == 0 and struct.unpack_from("<Q", self.mm, 0)[0] == seq:
                 return stolen, now, gaps
 
-    def idle_rate(self, seconds):
-        """Stolen ns per ns with no traffic: the background."""
+    def idle_rate(self, seconds, insn=None):
+        """(stolen ns per ns, the SUT's CPU's kernel-mode instructions per
+        ns (with INSN, else 0)) with no traffic: the background."""
+        m0 = insn.mark() if insn else None
         s0, t0, _ = self.read()
         time.sleep(seconds)
         s1, t1, _ = self.read()
-        return (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
+        ibg = 0.0
+        if insn:
+            k, ns = insn.kernel(m0, insn.mark())
+            ibg = k / ns if ns > 0 else 0.0
+        return ((s1 - s0) / (t1 - t0) if t1 > t0 else 0.0), ibg
 
     def close(self):
         self.proc.kill()
@@ -531,7 +537,71 @@ class Stolen:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def cost_trial(gen, rate, trial, stolen, idle, history):
+class Insn:
+    """The instruction counters of the QEMU plugin bench/insn.c, which the
+    guest of an icount bench (bench.sh, ICOUNT=1) is started with: executing
+    the marker instruction makes the plugin write a snapshot of every
+    vCPU's counters to PATH (in a 9p directory, not cached by the guest),
+    which is read back at once.  The marker is executed by this process,
+    on the generator's CPU, from a page of code of its own: no fork."""
+
+    MAGIC = 0x5a3c96a55aa5c396      # bench/insn.c's INSN_MAGIC
+    RECORD = 0x31544e434e534e49     # "INSNCNT1"
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDONLY)
+        # movabs $MAGIC, %r11; ret  (r11: a scratch register of the ABI)
+        code = b"\x49\xbb" + struct.pack("<Q", self.MAGIC) + b"\xc3"
+        self.page = mmap.mmap(-1, mmap.PAGESIZE,
+                              prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        self.page.write(code)
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
+        self.fire = ctypes.CFUNCTYPE(None)(addr)
+        self.seq = 0
+        self.mark()
+        log(f"insn: counters of {len(self.mark()[1])} vCPUs from {path}")
+
+    def mark(self):
+        """(CLOCK_MONOTONIC ns, [(instructions, in kernel mode) per vCPU])
+        at the marker."""
+        t = time.monotonic_ns()
+        self.fire()
+        buf = os.pread(self.fd, 4096, 0)
+        magic, seq, _, n = struct.unpack_from("<4Q", buf, 0)
+        if magic != self.RECORD or seq <= self.seq:
+            raise RuntimeError(f"insn: no fresh snapshot (seq {seq}, after {self.seq})")
+        self.seq = seq
+        v = struct.unpack_from(f"<{2 * n}Q", buf, 32)
+        return t, [(v[2 * i], v[2 * i + 1]) for i in range(n)]
+
+    def kernel(self, a, b, cpu=None):
+        """Kernel-mode instructions of CPU (the SUT's) from mark A to B, and
+        the guest's nanoseconds between them."""
+        cpu = SUT_CPU if cpu is None else cpu
+        return b[1][cpu][1] - a[1][cpu][1], b[0] - a[0]
+
+
+def pin_everything(cpu):
+    """Every task that may move, to CPU: the SUT's CPU runs nothing but the
+    SUT's receive work (with irqaffinity=0 on the guest's command line, no
+    device interrupt either).  Per-CPU kernel threads refuse, and stay."""
+    n = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                try:
+                    os.sched_setaffinity(int(tid), {cpu})
+                    n += 1
+                except OSError:
+                    pass
+        except OSError:
+            pass
+    return n
+
+
+def cost_trial(gen, rate, trial, stolen, idle, history, insn=None):
     """Offer RATE pps for TRIAL seconds and measure the SUT's CPU time per
     delivered packet: the time stolen from the busy loop on SUT_CPU, from
     before the generator starts until the SUT is idle again, over every
@@ -542,20 +612,33 @@ def cost_trial(gen, rate, trial, stolen, idle, history):
     the median of the last 5 such measurements, its own among them: it
     follows the host's drift, and one measurement that a host hiccup
     spoiled does not spoil the trial."""
+    m0 = insn.mark() if insn else None
     s0, t0, _ = stolen.read()
     r = gen.run(rate, max(int(rate * trial), 100), settle=True)
     s1, t1, _ = stolen.read()
-    history.append(stolen.idle_rate(idle))
-    background = statistics.median(history[-5:])
+    m1 = insn.mark() if insn else None
+    history.append(stolen.idle_rate(idle, insn))
+    background = statistics.median(h[0] for h in history[-5:])
     total = r["delivered"] + r["late"]
     busy = (s1 - s0) - background * (t1 - t0)
     r.update({"busy_ns": busy, "window_ns": t1 - t0, "total": total,
               "background": background,
               "cost_ns": busy / total if total and busy > 0 else math.inf})
+    if insn:
+        # The same with instructions: the SUT's CPU's kernel-mode
+        # instructions in the window, less its background (kernel-mode
+        # instructions per ns with no traffic, the median of the last 5).
+        k, ns = insn.kernel(m0, m1)
+        ibg = statistics.median(h[1] for h in history[-5:])
+        net = k - ibg * ns
+        r.update({"insn": k, "insn_window_ns": ns, "insn_background": ibg,
+                  "insn_user": (m1[1][SUT_CPU][0] - m1[1][SUT_CPU][1])
+                  - (m0[1][SUT_CPU][0] - m0[1][SUT_CPU][1]),
+                  "insn_per_pkt": net / total if total and net > 0 else math.inf})
     return r
 
 
-def cost_experiment(exp, behaviours, baseline, smoke):
+def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
     """The cost method: the SUT's CPU time per packet, each behaviour
     against the baseline in trials seconds apart.
 
@@ -567,12 +650,19 @@ def cost_experiment(exp, behaviours, baseline, smoke):
     after it, over its own, which cancels a drift of the host's speed that
     is linear over those seconds.  A repetition takes, per behaviour, the
     median ratio over its rounds; the table gives mean, CV and CI95 of the
-    repetitions' medians."""
+    repetitions' medians.
+
+    With INSN (an icount bench), each trial also gives the SUT's CPU's
+    instructions per packet, and each round an instruction ratio, taken the
+    same way; `warmup` rounds (default 1 with INSN, else 0) run first and
+    are not counted: the first trials after boot meet cold caches and first
+    allocations."""
     rate = int(exp.get("rate", 30000))
     trial = 0.1 if smoke else float(exp.get("trial", 0.5))
     rounds = 1 if smoke else int(exp.get("rounds", 10))
     reps = 1 if smoke else int(exp.get("repetitions", 3))
     idle = 0.05 if smoke else float(exp.get("idle", 0.1))
+    warmup = 0 if smoke else int(exp.get("warmup", 1 if insn else 0))
     topos, gens, failed = [], {}, []
     stolen = None
     try:
@@ -586,40 +676,51 @@ def cost_experiment(exp, behaviours, baseline, smoke):
         if baseline in failed:
             return [], failed
         stolen = Stolen(SUT_CPU)
-        history = [stolen.idle_rate(idle) for _ in range(4)]
+        history = [stolen.idle_rate(idle, insn) for _ in range(4)]
         others = [b for b in behaviours if b != baseline and b not in failed]
         reps_data = []
-        for rep in range(reps):
-            log(f"repetition {rep + 1}/{reps}")
+        for rep in range(-1 if warmup else 0, reps):
+            log(f"repetition {rep + 1}/{reps}" if rep >= 0 else
+                f"warm-up: {warmup} round(s), not counted")
             data = {b: [] for b in behaviours}
-            for rnd in range(rounds):
+            for rnd in range(rounds if rep >= 0 else warmup):
                 k = rnd % len(others) if others else 0
                 order = others[k:] + others[:k]
-                prev = cost_trial(gens[baseline], rate, trial, stolen, idle, history)
+                prev = cost_trial(gens[baseline], rate, trial, stolen, idle, history, insn)
                 data[baseline].append({"trial": prev})
                 line = []
                 for b in order:
                     if b in failed:
                         continue
                     try:
-                        r = cost_trial(gens[b], rate, trial, stolen, idle, history)
+                        r = cost_trial(gens[b], rate, trial, stolen, idle, history, insn)
                     except Exception as e:  # report, go on without it
                         log(f"  {b}: ERROR {e}")
                         failed.append(b)
                         continue
-                    nxt = cost_trial(gens[baseline], rate, trial, stolen, idle, history)
+                    nxt = cost_trial(gens[baseline], rate, trial, stolen, idle, history, insn)
                     data[baseline].append({"trial": nxt})
                     base = (prev["cost_ns"] + nxt["cost_ns"]) / 2
                     # A trial whose background swallowed it has no cost
                     # (inf): its round gives that behaviour no ratio.
                     ratio = (base / r["cost_ns"] if math.isfinite(base)
                              and math.isfinite(r["cost_ns"]) else None)
-                    data[b].append({"trial": r, "ratio": ratio})
+                    item = {"trial": r, "ratio": ratio}
                     line.append(f"{b} {ratio:.3f}" if ratio else f"{b} -")
+                    if insn:
+                        ib = (prev["insn_per_pkt"] + nxt["insn_per_pkt"]) / 2
+                        ir = (ib / r["insn_per_pkt"] if math.isfinite(ib)
+                              and math.isfinite(r["insn_per_pkt"]) else None)
+                        item["insn_ratio"] = ir
+                        line[-1] += f" ({ir:.4f})" if ir else " (-)"
+                    data[b].append(item)
                     prev = nxt
                 log(f"  round {rnd + 1}: background {prev['background'] * 100:.2f}%, "
-                    f"baseline {prev['cost_ns'] / 1e3:.2f} us/pkt; " + ", ".join(line))
-            reps_data.append(data)
+                    f"baseline {prev['cost_ns'] / 1e3:.2f} us/pkt"
+                    + (f", {prev['insn_per_pkt']:.0f} insn/pkt" if insn else "")
+                    + "; " + ", ".join(line))
+            if rep >= 0:
+                reps_data.append(data)
         return [cost_summary(b, [d[b] for d in reps_data], b == baseline, gens[b])
                 for b in behaviours
                 if b not in failed and all(d[b] for d in reps_data)], failed
@@ -639,6 +740,16 @@ def cost_summary(name, reps, is_base, gen):
               for rep in reps]
     trials = [x["trial"] for rep in reps for x in rep]
     cpu = [sum(c) for c in zip(*(t["softnet"] for t in trials))]
+    insn = {}
+    if "insn_per_pkt" in trials[0]:
+        ipp = [statistics.median(x["trial"]["insn_per_pkt"] for x in rep) for rep in reps]
+        iratios = [1.0 if is_base else
+                   statistics.median([x["insn_ratio"] for x in rep if x.get("insn_ratio")]
+                                     or [math.nan])
+                   for rep in reps]
+        insn = {"insn_per_pkt": stats(ipp), "insn_values": ipp,
+                "insn_ratio": stats(iratios), "insn_ratio_values": iratios,
+                "insn_rounds": [[x.get("insn_ratio") for x in rep] for rep in reps]}
     return {
         "behaviour": name, "pkt_size": gen.size, "frame_len": gen.frame_len,
         "traffic": gen.traffic,
@@ -648,6 +759,7 @@ def cost_summary(name, reps, is_base, gen):
         "dr_min": min(t["dr"] for t in trials),
         "softnet_per_cpu": cpu,
         "rounds": [[x.get("ratio") for x in rep] for rep in reps],
+        **insn,
         "trials": trials,
     }
 
@@ -672,11 +784,18 @@ def write_results(outdir, out, header, row):
 
 def cost_row(r):
     ra = r["ratio"]
-    return (f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
-            f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
-            f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
-            f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
-            f"{r['dr_min']:.4f},{sut_share(r):.3f}")
+    row = (f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
+           f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
+           f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
+           f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
+           f"{r['dr_min']:.4f},{sut_share(r):.3f}")
+    if "insn_per_pkt" in r:
+        ip, ir = r["insn_per_pkt"], r["insn_ratio"]
+        row += (f",{ip['mean']:.0f},{ip['cv']:.4f},{ir['mean']:.4f},"
+                f"{ir['cv']:.4f},{ir['ci95']:.4f}")
+    else:
+        row += ",,,,,"
+    return row
 
 
 def pdr_row(r):
@@ -720,11 +839,18 @@ def main():
     ap.add_argument("--smoke", action="store_true",
                     help="one short trial per behaviour: checks that the bench runs")
     ap.add_argument("--only", default="")
+    ap.add_argument("--insn", metavar="FILE",
+                    help="the snapshot file of the insn plugin (bench/insn.c): "
+                    "instructions per packet too (cost method)")
     args = ap.parse_args()
 
     # The orchestrator and everything it starts run on the generator's
     # CPU: the SUT's CPU does only the SUT's work.
     os.sched_setaffinity(0, {GEN_CPU})
+    insn = None
+    if args.insn:
+        insn = Insn(args.insn)
+        log(f"insn: {pin_everything(GEN_CPU)} tasks moved to CPU {GEN_CPU}")
     with open(args.experiment) as f:
         exp = yaml.safe_load(f)
     behaviours = exp["behaviours"]
@@ -739,13 +865,15 @@ def main():
         f"{os.cpu_count()} CPUs{' (smoke)' if args.smoke else ''}")
 
     if exp.get("method", "pdr") == "cost":
-        results, failed = cost_experiment(exp, behaviours, baseline, args.smoke)
+        results, failed = cost_experiment(exp, behaviours, baseline, args.smoke, insn)
         write_results(args.outdir, {
             "experiment": name, "method": "cost", "kernel": os.uname().release,
+            "icount": insn is not None, "cmdline": open("/proc/cmdline").read().strip(),
             "smoke": args.smoke, "baseline": baseline, "config": exp,
             "results": results, "failed": failed},
             "behaviour,frame_len,cost_us,cost_cv,capacity_kpps,ratio,ratio_cv,"
-            "ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share", cost_row)
+            "ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share,"
+            "insn_per_pkt,insn_cv,insn_ratio,insn_ratio_cv,insn_ratio_ci95", cost_row)
         log(f"results in {args.outdir}/{name}.csv")
         if failed:
             log(f"FAILED: {', '.join(failed)}")

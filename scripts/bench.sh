@@ -8,6 +8,12 @@
 # short trial per behaviour, no plots (what make check runs).  ONLY=b1,b2
 # limits the behaviours.
 #
+# ICOUNT=1: the icount bench (bench/README.md, "Deterministic measurement"):
+# the guest runs under QEMU's -icount shift=2,sleep=off (guest time derived
+# from the instructions executed, single-threaded TCG) with the instruction
+# counter bench/insn.c loaded ($INSN_SO, built by make), and the cost method
+# also gives instructions per packet.
+#
 # usage: bench.sh BZIMAGE PREFIX OUTDIR
 
 set -uo pipefail
@@ -27,6 +33,7 @@ for n in ${names//,/ }; do
 	opts=
 	[ "${SMOKE:-0}" = 1 ] && opts+=" --smoke"
 	[ -n "${ONLY:-}" ] && opts+=" --only ${ONLY}"
+	[ "${ICOUNT:-0}" = 1 ] && opts+=" --insn $out/insn.snap"
 	guest+=" /usr/bin/python3 $TOP/bench/srperf.py $exp $out$opts 2>&1 | tee $out/$n.log; echo \${PIPESTATUS[0]} > $out/status.$n;"
 done
 # idle=poll: an idle vCPU spins instead of halting.  Under TCG a halted
@@ -35,8 +42,23 @@ done
 # forwarder, set the result (and its spread): PDRs roughly halved and CVs
 # doubled without it.  The bench's vCPUs are busy anyway.  VM_PIN: each
 # vCPU thread on a host CPU of its own (vm.sh).
-VM_PIN=1 VM_APPEND="idle=poll${VM_APPEND:+ $VM_APPEND}" \
-	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+#
+# ICOUNT=1: none of that.  One host thread runs both vCPUs in turn, a halted
+# vCPU costs no instruction and wakes when the other one's IPI is executed,
+# and guest time is the instruction count: there is no host latency to hide.
+# irqaffinity=0 keeps device interrupts off the SUT's vCPU (srperf moves
+# every task there too).
+if [ "${ICOUNT:-0}" = 1 ]; then
+	so=${INSN_SO:-$TOP/build/bench-insn/insn.so}
+	[ -r "$so" ] || { echo "bench: no instruction counter $so (make bench builds it)" >&2; exit 2; }
+	: > "$out/insn.snap"
+	VM_QEMU_OPTS="-icount shift=2,sleep=off -plugin $so,out=$out/insn.snap${VM_QEMU_OPTS:+ $VM_QEMU_OPTS}" \
+	VM_APPEND="irqaffinity=0${VM_APPEND:+ $VM_APPEND}" \
+		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+else
+	VM_PIN=1 VM_APPEND="idle=poll${VM_APPEND:+ $VM_APPEND}" \
+		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+fi
 
 rc=0
 for n in ${names//,/ }; do
