@@ -410,6 +410,9 @@ def pdr_search(gen, trial, lo, hi, threshold, accuracy, trials):
 
 def stats(values):
     n = len(values)
+    if any(math.isnan(v) for v in values):     # not measured
+        return {"n": n, "mean": math.nan, "sd": math.nan, "cv": math.nan,
+                "ci95": math.nan}
     mean = statistics.fmean(values)
     sd = statistics.stdev(values) if n > 1 else 0.0
     return {
@@ -601,6 +604,26 @@ def pin_everything(cpu):
     return n
 
 
+class NoStolen:
+    """Stolen's stand-in when an icount experiment measures instructions
+    only (`stolen: false`): no busy loop, the SUT's CPU halts when idle and
+    the emulator spends nothing on it; the CPU time is not measured."""
+
+    threshold = 0
+
+    def read(self):
+        return 0, time.monotonic_ns(), 0
+
+    def idle_rate(self, seconds, insn=None):
+        m0 = insn.mark()
+        time.sleep(seconds)
+        k, ns = insn.kernel(m0, insn.mark())
+        return 0.0, (k / ns if ns > 0 else 0.0)
+
+    def close(self):
+        pass
+
+
 def cost_trial(gen, rate, trial, stolen, idle, history, insn=None):
     """Offer RATE pps for TRIAL seconds and measure the SUT's CPU time per
     delivered packet: the time stolen from the busy loop on SUT_CPU, from
@@ -623,7 +646,8 @@ def cost_trial(gen, rate, trial, stolen, idle, history, insn=None):
     busy = (s1 - s0) - background * (t1 - t0)
     r.update({"busy_ns": busy, "window_ns": t1 - t0, "total": total,
               "background": background,
-              "cost_ns": busy / total if total and busy > 0 else math.inf})
+              "cost_ns": (busy / total if total and busy > 0 else math.inf)
+              if not isinstance(stolen, NoStolen) else math.nan})
     if insn:
         # The same with instructions: the SUT's CPU's kernel-mode
         # instructions in the window, less its background (kernel-mode
@@ -675,7 +699,10 @@ def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
                 failed.append(b)
         if baseline in failed:
             return [], failed
-        stolen = Stolen(SUT_CPU)
+        # Without the busy loop (instructions only) the emulator runs the
+        # SUT's vCPU only when it has work: about twice as fast.
+        stolen = (NoStolen() if insn and not exp.get("stolen", False)
+                  else Stolen(SUT_CPU))
         history = [stolen.idle_rate(idle, insn) for _ in range(4)]
         others = [b for b in behaviours if b != baseline and b not in failed]
         reps_data = []
@@ -735,6 +762,8 @@ def cost_summary(name, reps, is_base, gen):
     """Per behaviour: per repetition the median cost and ratio over its
     rounds; over the repetitions their statistics."""
     costs = [statistics.median(x["trial"]["cost_ns"] for x in rep) for rep in reps]
+    if any(math.isnan(c) for c in costs):     # not measured (NoStolen)
+        costs = [math.nan] * len(reps)
     ratios = [1.0 if is_base else
               statistics.median([x["ratio"] for x in rep if x["ratio"]] or [math.nan])
               for rep in reps]
@@ -754,7 +783,7 @@ def cost_summary(name, reps, is_base, gen):
         "behaviour": name, "pkt_size": gen.size, "frame_len": gen.frame_len,
         "traffic": gen.traffic,
         "cost_ns": stats(costs), "cost_values": costs,
-        "capacity_kpps": 1e6 / statistics.median(costs),
+        "capacity_kpps": 1e6 / statistics.median(costs) if costs[0] else math.nan,
         "ratio": stats(ratios), "ratio_values": ratios,
         "dr_min": min(t["dr"] for t in trials),
         "softnet_per_cpu": cpu,
@@ -842,6 +871,9 @@ def main():
     ap.add_argument("--insn", metavar="FILE",
                     help="the snapshot file of the insn plugin (bench/insn.c): "
                     "instructions per packet too (cost method)")
+    ap.add_argument("--stolen", action="store_true",
+                    help="with --insn, the CPU time too (the experiment's "
+                    "`stolen: true`): a busy loop on the SUT's CPU")
     args = ap.parse_args()
 
     # The orchestrator and everything it starts run on the generator's
@@ -856,6 +888,8 @@ def main():
     behaviours = exp["behaviours"]
     if args.only:
         behaviours = [b for b in behaviours if b in args.only.split(",")]
+    if args.stolen:
+        exp["stolen"] = True
     baseline = exp.get("baseline", behaviours[0])
     if baseline not in behaviours:
         behaviours.insert(0, baseline)

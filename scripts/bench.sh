@@ -12,7 +12,8 @@
 # the guest runs under QEMU's -icount shift=2,sleep=off (guest time derived
 # from the instructions executed, single-threaded TCG) with the instruction
 # counter bench/insn.c loaded ($INSN_SO, built by make), and the cost method
-# also gives instructions per packet.
+# gives instructions per packet; its CPU time too with STOLEN=1 (the busy
+# loop on the SUT's vCPU: about half the emulator's time).
 #
 # usage: bench.sh BZIMAGE PREFIX OUTDIR
 
@@ -34,6 +35,7 @@ for n in ${names//,/ }; do
 	[ "${SMOKE:-0}" = 1 ] && opts+=" --smoke"
 	[ -n "${ONLY:-}" ] && opts+=" --only ${ONLY}"
 	[ "${ICOUNT:-0}" = 1 ] && opts+=" --insn $out/insn.snap"
+	[ "${ICOUNT:-0}${STOLEN:-0}" = 11 ] && opts+=" --stolen"
 	guest+=" /usr/bin/python3 $TOP/bench/srperf.py $exp $out$opts 2>&1 | tee $out/$n.log; echo \${PIPESTATUS[0]} > $out/status.$n;"
 done
 # idle=poll: an idle vCPU spins instead of halting.  Under TCG a halted
