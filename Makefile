@@ -48,7 +48,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools check check-harness demo bench insn series series-build \
+.PHONY: help deps fetch tree kernel tools check check-harness demo bench insn gate series series-build \
 	uapi-check kernel-stock check-stock \
 	clean distclean
 
@@ -87,7 +87,7 @@ tools: fetch
 	@$(PREFIX)/sbin/ip -V
 
 # ----------------------------------------------------------------- tests --
-check: kernel tools uapi-check
+check: kernel tools uapi-check gate
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
@@ -115,6 +115,11 @@ demo: kernel tools
 # instruction counter bench/insn.c (bench/README.md).
 bench: kernel tools insn
 	@$(call stage,bench,scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/bench)
+
+# The performance gate (bench/gate.sh) in an icount guest of its own; make
+# check's test @bench/gate.sh reports its verdict.
+gate: kernel tools insn
+	@$(call stage,gate,GATE=1 scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/gate)
 
 # The bench's instruction counter: a QEMU TCG plugin, built against the
 # plugin API header of Debian's qemu source package (make fetch).

@@ -37,7 +37,7 @@ import mmap
 import os
 import re
 import shutil
-import signal
+import socket
 import statistics
 import struct
 import subprocess
@@ -95,54 +95,62 @@ class Topology:
         # TAG names a second, third... topology beside the first (the cost
         # method keeps one per behaviour): netns srp-gen-TAG, srp-sut-TAG.
         self.gen, self.sut = (GEN + "-" + tag, SUT + "-" + tag) if tag else (GEN, SUT)
-        self.teardown()
-        for ns in (self.gen, self.sut):
-            sh(f"ip netns add {ns}")
-            sh("ip link set lo up", ns)
+        if any(os.path.exists(f"/run/netns/{ns}") for ns in (self.gen, self.sut)):
+            self.teardown()
+        # Few processes: under TCG each one costs a good part of a second,
+        # `ip netns exec` (which mounts a sysfs of the netns) more.  `ip -n`
+        # for everything but what needs the netns' sysfs or procfs, which
+        # one `ip netns exec` per netns does at the end.
+        gen, sut = f"ip -n {self.gen}", f"ip -n {self.sut}"
+        sh(" && ".join([
+            f"ip netns add {self.gen}", f"ip netns add {self.sut}",
+            f"{gen} link set lo up", f"{sut} link set lo up",
+            f"ip link add veth0 netns {self.gen} type veth "
+            f"peer name veth0 netns {self.sut}",
+            f"{sut} link add sink0 type dummy",
+            f"{gen} link set veth0 up", f"{sut} link set veth0 up",
+            f"{sut} link set sink0 up",
+            f"{gen} -6 addr add fd00:1::1/64 dev veth0 nodad",
+            f"{gen} addr add 10.0.1.1/24 dev veth0",
+            f"{sut} -6 addr add fd00:1::2/64 dev veth0 nodad",
+            f"{sut} addr add 10.0.1.2/24 dev veth0",
+            f"{sut} -6 addr add fd00:2::1/64 dev sink0 nodad",
+            f"{sut} addr add 10.0.2.1/24 dev sink0",
+            # Static neighbours: no neighbour discovery in the measurement.
+            f"{sut} -6 neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent",
+            f"{sut} neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent",
+        ]))
         # One idle process in each netns: its /proc/PID/net gives the
         # orchestrator pktgen's control files and the counters of that
         # netns without a fork per reading.
-        self.holders = {ns: subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "1d"])
+        self.holders = {ns: subprocess.Popen(["nsenter", f"--net=/run/netns/{ns}",
+                                              "sleep", "1d"])
                         for ns in (self.gen, self.sut)}
-        sh(f"ip link add veth0 netns {self.gen} type veth peer name veth0 netns {self.sut}")
-        sh("ip link add sink0 type dummy", self.sut)
-        for ns, dev in ((self.gen, "veth0"), (self.sut, "veth0"), (self.sut, "sink0")):
-            sh(f"ip link set {dev} up", ns)
-            sh(f"ethtool -K {dev} gro off gso off tso off tx off rx off "
-               f"> /dev/null 2>&1 || true", ns)
-        for ns in (self.gen, self.sut):
-            sh("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
-               "net.ipv6.conf.default.accept_dad=0 "
-               "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
-               "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0",
-               ns)
-        sh("ip -6 addr add fd00:1::1/64 dev veth0 nodad && "
-           "ip addr add 10.0.1.1/24 dev veth0", self.gen)
-        sh("ip -6 addr add fd00:1::2/64 dev veth0 nodad && "
-           "ip addr add 10.0.1.2/24 dev veth0 && "
-           "ip -6 addr add fd00:2::1/64 dev sink0 nodad && "
-           "ip addr add 10.0.2.1/24 dev sink0", self.sut)
-        self.mac = {"sut0": self.macof(self.sut, "veth0"), "sink": SINK_MAC}
-        # Static neighbours: no neighbour discovery in the measurement.
-        sh(f"ip -6 neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent && "
-           f"ip neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent", self.sut)
-        sh(f"ip -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
-           f"ip neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent", self.gen)
+        sysctls = ("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+                   "net.ipv6.conf.default.accept_dad=0 "
+                   "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
+                   "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0")
+        offloads = "gro off gso off tso off tx off rx off"
         # RPS: the SUT's receive work on SUT_CPU; the generator (pktgen's
         # kthread) stays on GEN_CPU.
         mask = format(1 << SUT_CPU, "x")
+        gen0 = sh(f"{sysctls}; ethtool -K veth0 {offloads} > /dev/null 2>&1; "
+                  f"cat /sys/class/net/veth0/address", self.gen).strip()
+        self.mac = {"gen0": gen0, "sut0": sh(
+            f"{sysctls}; for d in veth0 sink0; do "
+            f"ethtool -K $d {offloads} > /dev/null 2>&1; done; "
+            f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus && "
+            f"cat /sys/class/net/veth0/address", self.sut).strip(), "sink": SINK_MAC}
+        sh(f"{gen} -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
+           f"{gen} neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent")
         # A backlog deep enough to absorb the generator's bursts: under TCG a
         # vCPU is descheduled by the host now and then and catches up in a
         # burst, which a 1000-packet backlog turns into loss that is not the
         # SUT's.  It cannot hide an overload: what is still queued when the
         # generator stops counts as lost (Generator.run).  (Global sysctl:
         # the guest runs nothing else.)
-        sh(f"sysctl -qw net.core.netdev_max_backlog={BACKLOG}")
-        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", self.sut)
-
-    @staticmethod
-    def macof(ns, dev):
-        return sh(f"cat /sys/class/net/{dev}/address", ns).strip()
+        with open("/proc/sys/net/core/netdev_max_backlog", "w") as f:
+            f.write(f"{BACKLOG}\n")
 
     def proc_net(self, ns):
         return f"/proc/{self.holders[ns].pid}/net"
@@ -151,14 +159,11 @@ class Topology:
         for p in getattr(self, "holders", {}).values():
             p.kill()
             p.wait()
-        for ns in (self.gen, self.sut):
-            # Processes a CFG script left there (a user-space reflector).
-            for pid in sh(f"ip netns pids {ns}", check=False).split():
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError):
-                    pass
-            sh(f"ip netns del {ns}", check=False)
+        # Processes a CFG script left there (a user-space reflector), then
+        # the netns, in one shell.
+        sh(" ; ".join(f"ip netns pids {ns} 2> /dev/null | xargs -r kill -9; "
+                      f"ip netns del {ns} 2> /dev/null"
+                      for ns in (self.gen, self.sut)), check=False)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -265,10 +270,18 @@ class Generator:
         self.attached = False
         self.frame_len = size
         if self.srh:
-            frame = srv6_frame(traffic, size, topo.macof(topo.gen, "veth0"), self.dst_mac)
+            frame = srv6_frame(traffic, size, topo.mac["gen0"], self.dst_mac)
             self.frame_len = len(frame)
-            sh(f"/usr/bin/python3 {HERE}/rewrite.py veth0 14 "
-               f"{template(frame).hex()}", topo.gen)
+            # bench/rewrite.py, in this process (a Python start-up per
+            # behaviour costs seconds under TCG): attached, the program stays
+            # when its fd is closed.
+            import rewrite
+            with netns(topo.gen):
+                fd = rewrite.load(rewrite.build(14, template(frame)))
+                try:
+                    rewrite.attach(fd, socket.if_nametoindex("veth0"))
+                finally:
+                    os.close(fd)
 
     def pg(self, cmds):
         # One command per write, newline-terminated: pktgen scans a word
