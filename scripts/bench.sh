@@ -5,7 +5,7 @@
 # experiments (bench/experiments/NAME.yaml) in it, then plot them on the
 # host.  The default sweep is $DEFAULT below (about 25 minutes); BENCH=all
 # runs every experiment (hours: the PDR searches are slow).  SMOKE=1: one
-# short trial per behaviour, no plots (what make check runs).  ONLY=b1,b2
+# short trial per behaviour, no plots.  ONLY=b1,b2
 # limits the behaviours.
 #
 # ICOUNT=1: the icount bench (bench/README.md, "Deterministic measurement"):
