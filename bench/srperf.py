@@ -884,6 +884,8 @@ def main():
     ap.add_argument("--insn", metavar="FILE",
                     help="the snapshot file of the insn plugin (bench/insn.c): "
                     "instructions per packet too (cost method)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a key of the experiment (YAML value)")
     ap.add_argument("--stolen", action="store_true",
                     help="with --insn, the CPU time too (the experiment's "
                     "`stolen: true`): a busy loop on the SUT's CPU")
@@ -901,6 +903,9 @@ def main():
     behaviours = exp["behaviours"]
     if args.only:
         behaviours = [b for b in behaviours if b in args.only.split(",")]
+    for kv in args.set:
+        k, _, v = kv.partition("=")
+        exp[k] = yaml.safe_load(v)
     if args.stolen:
         exp["stolen"] = True
     baseline = exp.get("baseline", behaviours[0])

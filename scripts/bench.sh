@@ -6,7 +6,8 @@
 # host.  The default sweep is $DEFAULT below (about 25 minutes); BENCH=all
 # runs every experiment (hours: the PDR searches are slow).  SMOKE=1: one
 # short trial per behaviour, no plots.  ONLY=b1,b2
-# limits the behaviours.
+# limits the behaviours.  SET="key=value ..." overrides keys of every
+# experiment (e.g. SET="method=cost rounds=2").
 #
 # ICOUNT=1: the icount bench (bench/README.md, "Deterministic measurement"):
 # the guest runs under QEMU's -icount shift=2,sleep=off (guest time derived
@@ -46,6 +47,7 @@ for n in ${names//,/ }; do
 	[ -n "${ONLY:-}" ] && opts+=" --only ${ONLY}"
 	[ "${ICOUNT:-0}" = 1 ] && opts+=" --insn $out/insn.snap"
 	[ "${ICOUNT:-0}${STOLEN:-0}" = 11 ] && opts+=" --stolen"
+	for kv in ${SET:-}; do opts+=" --set $kv"; done
 	guest+=" /usr/bin/python3 $TOP/bench/srperf.py $exp $out$opts 2>&1 | tee $out/$n.log; echo \${PIPESTATUS[0]} > $out/status.$n;"
 done
 # idle=poll: an idle vCPU spins instead of halting.  Under TCG a halted
