@@ -50,6 +50,7 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN, SUT = "srp-gen", "srp-sut"
 SINK_MAC = "02:00:00:00:00:02"      # the sink's neighbour entries
+GEN_MAC, SUT_MAC = "02:00:00:00:01:01", "02:00:00:00:01:02"   # veth0 of each
 GEN_CPU, SUT_CPU = 0, 1
 BACKLOG = 10000
 DRAIN = 0.02           # seconds after the generator stops
@@ -98,51 +99,56 @@ class Topology:
         if any(os.path.exists(f"/run/netns/{ns}") for ns in (self.gen, self.sut)):
             self.teardown()
         # Few processes: under TCG each one costs a good part of a second,
-        # `ip netns exec` (which mounts a sysfs of the netns) more.  `ip -n`
-        # for everything but what needs the netns' sysfs or procfs, which
-        # one `ip netns exec` per netns does at the end.
-        gen, sut = f"ip -n {self.gen}", f"ip -n {self.sut}"
-        sh(" && ".join([
-            f"ip netns add {self.gen}", f"ip netns add {self.sut}",
-            f"{gen} link set lo up", f"{sut} link set lo up",
-            f"ip link add veth0 netns {self.gen} type veth "
-            f"peer name veth0 netns {self.sut}",
-            f"{sut} link add sink0 type dummy",
-            f"{gen} link set veth0 up", f"{sut} link set veth0 up",
-            f"{sut} link set sink0 up",
-            f"{gen} -6 addr add fd00:1::1/64 dev veth0 nodad",
-            f"{gen} addr add 10.0.1.1/24 dev veth0",
-            f"{sut} -6 addr add fd00:1::2/64 dev veth0 nodad",
-            f"{sut} addr add 10.0.1.2/24 dev veth0",
-            f"{sut} -6 addr add fd00:2::1/64 dev sink0 nodad",
-            f"{sut} addr add 10.0.2.1/24 dev sink0",
-            # Static neighbours: no neighbour discovery in the measurement.
-            f"{sut} -6 neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent",
-            f"{sut} neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent",
-        ]))
+        # `ip netns exec` (which mounts a sysfs of the netns) more.  One
+        # shell: `ip -batch` per netns; the MACs set, not read back; the
+        # sysctls written from this process; one `ip netns exec` for what
+        # needs the netns' sysfs (RPS).
+        self.mac = {"gen0": GEN_MAC, "sut0": SUT_MAC, "sink": SINK_MAC}
+        gen_cmds = ["link set lo up", "link set veth0 up",
+                    "addr add fd00:1::1/64 dev veth0 nodad",
+                    "addr add 10.0.1.1/24 dev veth0",
+                    # Static neighbours: no neighbour discovery in the
+                    # measurement.
+                    f"neigh add fd00:1::2 lladdr {SUT_MAC} dev veth0 nud permanent",
+                    f"neigh add 10.0.1.2 lladdr {SUT_MAC} dev veth0 nud permanent"]
+        sut_cmds = ["link set lo up", "link add sink0 type dummy",
+                    "link set veth0 up", "link set sink0 up",
+                    "addr add fd00:1::2/64 dev veth0 nodad",
+                    "addr add 10.0.1.2/24 dev veth0",
+                    "addr add fd00:2::1/64 dev sink0 nodad",
+                    "addr add 10.0.2.1/24 dev sink0",
+                    f"neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent",
+                    f"neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent"]
+        gen_b, sut_b = "\n".join(gen_cmds), "\n".join(sut_cmds)
+        sh(f"ip netns add {self.gen} && ip netns add {self.sut} && "
+           f"ip link add veth0 address {GEN_MAC} netns {self.gen} type veth "
+           f"peer name veth0 address {SUT_MAC} netns {self.sut} && "
+           f"printf '{gen_b}\\n' | ip -n {self.gen} -batch - && "
+           f"printf '{sut_b}\\n' | ip -n {self.sut} -batch -")
+        for ns in (self.gen, self.sut):
+            with netns(ns):
+                for key, val in (("ipv6/conf/all/accept_dad", 0),
+                                 ("ipv6/conf/default/accept_dad", 0),
+                                 ("ipv6/conf/all/forwarding", 1),
+                                 ("ipv4/ip_forward", 1),
+                                 ("ipv4/conf/all/rp_filter", 0),
+                                 ("ipv4/conf/default/rp_filter", 0)):
+                    with open(f"/proc/sys/net/{key}", "w") as f:
+                        f.write(f"{val}\n")
         # One idle process in each netns: its /proc/PID/net gives the
         # orchestrator pktgen's control files and the counters of that
         # netns without a fork per reading.
         self.holders = {ns: subprocess.Popen(["nsenter", f"--net=/run/netns/{ns}",
                                               "sleep", "1d"])
                         for ns in (self.gen, self.sut)}
-        sysctls = ("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
-                   "net.ipv6.conf.default.accept_dad=0 "
-                   "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
-                   "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0")
         offloads = "gro off gso off tso off tx off rx off"
         # RPS: the SUT's receive work on SUT_CPU; the generator (pktgen's
         # kthread) stays on GEN_CPU.
         mask = format(1 << SUT_CPU, "x")
-        gen0 = sh(f"{sysctls}; ethtool -K veth0 {offloads} > /dev/null 2>&1; "
-                  f"cat /sys/class/net/veth0/address", self.gen).strip()
-        self.mac = {"gen0": gen0, "sut0": sh(
-            f"{sysctls}; for d in veth0 sink0; do "
-            f"ethtool -K $d {offloads} > /dev/null 2>&1; done; "
-            f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus && "
-            f"cat /sys/class/net/veth0/address", self.sut).strip(), "sink": SINK_MAC}
-        sh(f"{gen} -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
-           f"{gen} neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent")
+        sh(f"nsenter --net=/run/netns/{self.gen} ethtool -K veth0 {offloads} "
+           f"> /dev/null 2>&1; ip netns exec {self.sut} sh -c '"
+           f"for d in veth0 sink0; do ethtool -K $d {offloads} > /dev/null 2>&1; done; "
+           f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus'")
         # A backlog deep enough to absorb the generator's bursts: under TCG a
         # vCPU is descheduled by the host now and then and catches up in a
         # burst, which a 1000-packet backlog turns into loss that is not the
@@ -164,6 +170,19 @@ class Topology:
         sh(" ; ".join(f"ip netns pids {ns} 2> /dev/null | xargs -r kill -9; "
                       f"ip netns del {ns} 2> /dev/null"
                       for ns in (self.gen, self.sut)), check=False)
+
+
+def teardown_all(topos):
+    """Topology.teardown() of each of TOPOS, in one shell."""
+    for t in topos:
+        for p in getattr(t, "holders", {}).values():
+            p.kill()
+            p.wait()
+        t.holders = {}
+    if topos:
+        sh(" ; ".join(f"ip netns pids {ns} 2> /dev/null | xargs -r kill -9; "
+                      f"ip netns del {ns} 2> /dev/null"
+                      for t in topos for ns in (t.gen, t.sut)), check=False)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -767,8 +786,7 @@ def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
     finally:
         if stolen:
             stolen.close()
-        for t in topos:
-            t.teardown()
+        teardown_all(topos)
 
 
 def cost_summary(name, reps, is_base, gen):
