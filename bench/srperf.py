@@ -722,7 +722,11 @@ def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
     topos, gens, failed = [], {}, []
     stolen = None
     try:
-        for i, b in enumerate(behaviours):
+        # `rot`: behaviours configured too and given one short trial each,
+        # not measured (bench/gate.sh: every configuration script must
+        # still carry traffic); their trials land in exp["rot_trials"].
+        rot = [b for b in exp.get("rot", []) if b not in behaviours]
+        for i, b in enumerate(behaviours + rot):
             try:
                 topos.append(Topology(str(i)))
                 gens[b] = configure(b, exp, topos[-1])
@@ -736,6 +740,18 @@ def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
         stolen = (NoStolen() if insn and not exp.get("stolen", False)
                   else Stolen(SUT_CPU))
         history = [stolen.idle_rate(idle, insn) for _ in range(4)]
+        exp["rot_trials"] = {}
+        for b in rot:
+            if b in failed:
+                continue
+            try:
+                r = cost_trial(gens[b], rate, 0.1, stolen, idle, history, insn)
+                exp["rot_trials"][b] = r
+                log(f"  rot {b}: {r['delivered']}/{r['offered']} delivered"
+                    + (f", {r['insn_per_pkt']:.0f} insn/pkt" if insn else ""))
+            except Exception as e:  # report, go on with the next one
+                log(f"  {b}: ERROR {e}")
+                failed.append(b)
         others = [b for b in behaviours if b != baseline and b not in failed]
         reps_data = []
         for rep in range(-1 if warmup else 0, reps):
