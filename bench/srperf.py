@@ -599,10 +599,11 @@ class Insn:
     def mark(self):
         """(CLOCK_MONOTONIC ns, [(instructions, in kernel mode) per vCPU])
         at the marker."""
-        # Once in a while the marker leaves no snapshot (seen once in a
-        # gate run: a translation block that QEMU recompiled without the
-        # plugin's per-instruction callbacks, as it does for a block
-        # that ends in I/O under icount): fire it again.
+        # Once in a while the marker left no snapshot (seen once, in a
+        # gate run; the cause is not established: possibly a translation
+        # block that QEMU recompiled without the plugin's per-instruction
+        # callbacks, as it does for a block ending in I/O under icount):
+        # fire it again.
         for _ in range(5):
             t = time.monotonic_ns()
             self.fire()
