@@ -592,29 +592,21 @@ class Insn:
         self.page.write(code)
         addr = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
         self.fire = ctypes.CFUNCTYPE(None)(addr)
-        self.seq = self.missed = 0
+        self.seq = 0
         self.mark()
         log(f"insn: counters of {len(self.mark()[1])} vCPUs from {path}")
 
     def mark(self):
         """(CLOCK_MONOTONIC ns, [(instructions, in kernel mode) per vCPU])
         at the marker."""
-        # Once in a while the marker left no snapshot (seen once, in a
-        # gate run; the cause is not established: possibly a translation
-        # block that QEMU recompiled without the plugin's per-instruction
-        # callbacks, as it does for a block ending in I/O under icount):
-        # fire it again.
-        for _ in range(5):
-            t = time.monotonic_ns()
-            self.fire()
-            buf = os.pread(self.fd, 4096, 0)
-            magic, seq, _, n = struct.unpack_from("<4Q", buf, 0)
-            if magic == self.RECORD and seq > self.seq:
-                break
-            self.missed += 1
-            log(f"insn: no fresh snapshot (seq {seq}, after {self.seq}), once more")
-        else:
-            raise RuntimeError(f"insn: no fresh snapshot (seq {seq}, after {self.seq})")
+        t = time.monotonic_ns()
+        self.fire()
+        buf = os.pread(self.fd, 4096, 0)
+        magic, seq, _, n = struct.unpack_from("<4Q", buf, 0)
+        if magic != self.RECORD or seq <= self.seq:
+            raise RuntimeError(f"insn: no fresh snapshot in the file (seq {seq}, after "
+                               f"{self.seq}): is the guest running with the plugin "
+                               f"(bench.sh ICOUNT=1)?")
         self.seq = seq
         v = struct.unpack_from(f"<{2 * n}Q", buf, 32)
         return t, [(v[2 * i], v[2 * i + 1]) for i in range(n)]
