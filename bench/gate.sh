@@ -83,7 +83,7 @@ echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
 	if bad or out["failed"]:
 	    print("not ok: rot: not configured or not carried: " + ", ".join(bad + out["failed"]))
 	else:
-	    print(f"ok: rot: {n} configuration scripts configured, carrying their traffic")
+	    print(f"ok: rot: {n} behaviours (every configuration script) configured, carrying their traffic")
 	ok, broken = 0, 0
 	for b in bounds:
 	    x, ref = res.get(b["x"]), res.get(b["ref"])
