@@ -730,8 +730,12 @@ def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
         rot = [b for b in exp.get("rot", []) if b not in behaviours]
         for i, b in enumerate(behaviours + rot):
             try:
+                t0 = time.monotonic()
                 topos.append(Topology(str(i)))
+                t1 = time.monotonic()
                 gens[b] = configure(b, exp, topos[-1])
+                log(f"  {b}: topology {t1 - t0:.1f} s, configured "
+                    f"{time.monotonic() - t1:.1f} s")
             except Exception as e:  # report, go on with the next one
                 log(f"  {b}: ERROR {e}")
                 failed.append(b)
