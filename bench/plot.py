@@ -48,11 +48,11 @@ def plot_cost(res, out):
         ax.set_ylim(0, max(x + c for x, c in zip(ratio, ci)) * 1.25)
         ax.set_ylabel(ylabel, fontsize=8)
         ax.tick_params(axis="x", labelrotation=45)
-    what = ", ".join("CPU time per packet in pps" if k == "ratio" else
-                     "instructions per packet (SUT vCPU, icount)" for k, _, _ in panels)
+    what = " / ".join("1 / CPU time per packet (pps)" if k == "ratio" else
+                      "instructions per packet" for k, _, _ in panels)
     axes[0, 0].set_title(f"{res['experiment']}: {res['config'].get('description', '')}\n"
-                         f"{res['kernel']}; bars: ratio, CI95; above: ratio, "
-                         f"1 / {what}", fontsize=9)
+                         f"{res['kernel']}{', icount' if res.get('icount') else ''}; "
+                         f"bars: ratio, CI95; above: ratio and {what}", fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     print(f"plot: {out}")
