@@ -48,7 +48,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools check check-harness demo bench series series-build \
+.PHONY: help deps fetch tree kernel tools install-tools check check-harness demo bench insn gate series series-build \
 	uapi-check kernel-stock check-stock \
 	clean distclean
 
@@ -94,7 +94,7 @@ install-tools:
 	@scripts/install-tools.sh $(DESTDIR)$(prefix)
 
 # ----------------------------------------------------------------- tests --
-check: kernel tools uapi-check
+check: kernel tools uapi-check gate
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
@@ -118,8 +118,26 @@ demo: kernel tools
 	@$(call stage,demo,scripts/demo.sh $(BZIMAGE) $(PREFIX) $(BUILD)/demo)
 
 # SRPerf benchmarks: make bench [BENCH=name[,name]] [ONLY=behaviour,...]
-bench: kernel tools
+# [ICOUNT=1]: ICOUNT=1 runs the guest under QEMU's icount with the
+# instruction counter bench/insn.c (bench/README.md).
+bench: kernel tools insn
 	@$(call stage,bench,scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/bench)
+
+# The performance gate (bench/gate.sh) in an icount guest of its own; make
+# check's test @bench/gate.sh reports its verdict.
+gate: kernel tools insn
+	@$(call stage,gate,GATE=1 scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/gate)
+
+# The bench's instruction counter: a QEMU TCG plugin, built against the
+# plugin API header of Debian's qemu source package (make fetch).
+INSN_SO := $(BUILD)/bench-insn/insn.so
+export INSN_SO
+insn: $(INSN_SO)
+$(INSN_SO): bench/insn.c | fetch
+	@hdr=$$(sed -n 's/^QEMU_PLUGIN_H=//p' $(CACHE_DIR)/versions.env); \
+		[ -r "$$hdr" ] || { echo "insn: no qemu-plugin.h (make fetch)" >&2; exit 1; }; \
+		mkdir -p $(@D) && gcc -O2 -Wall -shared -fPIC -I"$$(dirname "$$hdr")" -o $@ $<
+	@echo "insn: $@"
 
 # ---------------------------------------------------------------- series --
 series: fetch

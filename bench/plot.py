@@ -3,12 +3,14 @@
 """Plot an srperf result (JSON).  PDR method: a bar chart of PDR with CI95,
 and the ratio to the baseline above each bar.  Cost method: a bar chart of
 the ratio to the baseline (the baseline's CPU time per packet over the
-behaviour's) with CI95, and the SUT capacity it gives above each bar.
+behaviour's) with CI95, and the SUT capacity it gives above each bar; in an
+icount bench a second panel, the same with instructions per packet.
 
 usage: plot.py RESULT.json OUT.png
 """
 
 import json
+import math
 import sys
 
 import matplotlib
@@ -20,24 +22,37 @@ import matplotlib.pyplot as plt  # noqa: E402
 def plot_cost(res, out):
     rows = res["results"]
     names = [r["behaviour"] for r in rows]
-    ratio = [r["ratio"]["mean"] for r in rows]
-    ci = [r["ratio"]["ci95"] for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4.5))
-    bars = ax.bar(names, ratio, yerr=ci, capsize=3,
-                  color=["#888" if r["behaviour"] == res["baseline"] else "#47a"
-                         for r in rows])
-    for b, r, c in zip(bars, rows, ci):
-        ax.annotate(f"{r['ratio']['mean']:.2f}\n{r['capacity_kpps']:.0f}k",
-                    (b.get_x() + b.get_width() / 2, b.get_height() + c),
-                    ha="center", va="bottom", fontsize=7, xytext=(0, 3),
-                    textcoords="offset points")
-    ax.axhline(1.0, color="#888", linewidth=0.8, linestyle="--")
-    ax.set_ylim(0, max(x + c for x, c in zip(ratio, ci)) * 1.25)
-    ax.set_ylabel(f"{res['baseline']}'s CPU time per packet / this one's")
-    ax.set_title(f"{res['experiment']}: {res['config'].get('description', '')}\n"
-                 f"{res['kernel']}; bars: ratio, CI95; above: ratio, "
-                 f"1 / (CPU time per packet) in pps", fontsize=9)
-    plt.xticks(rotation=45, ha="right")
+    colour = ["#888" if r["behaviour"] == res["baseline"] else "#47a" for r in rows]
+    # The measures there are: CPU time (not with `stolen: false`) and, in an
+    # icount bench, instructions; one panel each.
+    panels = []
+    if not any(math.isnan(r["ratio"]["mean"]) for r in rows):
+        panels.append(("ratio", lambda r: f"{r['ratio']['mean']:.2f}\n"
+                       f"{r['capacity_kpps']:.0f}k",
+                       f"{res['baseline']}'s CPU time per packet / this one's"))
+    if all("insn_ratio" in r for r in rows):
+        panels.append(("insn_ratio", lambda r: f"{r['insn_ratio']['mean']:.3f}\n"
+                       f"{r['insn_per_pkt']['mean']:.0f}",
+                       f"{res['baseline']}'s instructions per packet / this one's"))
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(max(6, 0.7 * len(rows) + 2), 4.5 * len(panels)))
+    for ax, (key, label, ylabel) in zip(axes[:, 0], panels):
+        ratio = [r[key]["mean"] for r in rows]
+        ci = [r[key]["ci95"] for r in rows]
+        bars = ax.bar(names, ratio, yerr=ci, capsize=3, color=colour)
+        for b, r, c in zip(bars, rows, ci):
+            ax.annotate(label(r), (b.get_x() + b.get_width() / 2, b.get_height() + c),
+                        ha="center", va="bottom", fontsize=7, xytext=(0, 3),
+                        textcoords="offset points")
+        ax.axhline(1.0, color="#888", linewidth=0.8, linestyle="--")
+        ax.set_ylim(0, max(x + c for x, c in zip(ratio, ci)) * 1.25)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(axis="x", labelrotation=45)
+    what = " / ".join("1 / CPU time per packet (pps)" if k == "ratio" else
+                      "instructions per packet" for k, _, _ in panels)
+    axes[0, 0].set_title(f"{res['experiment']}: {res['config'].get('description', '')}\n"
+                         f"{res['kernel']}{', icount' if res.get('icount') else ''}; "
+                         f"bars: ratio, CI95; above: ratio and {what}", fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     print(f"plot: {out}")

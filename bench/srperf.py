@@ -37,7 +37,7 @@ import mmap
 import os
 import re
 import shutil
-import signal
+import socket
 import statistics
 import struct
 import subprocess
@@ -50,6 +50,7 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN, SUT = "srp-gen", "srp-sut"
 SINK_MAC = "02:00:00:00:00:02"      # the sink's neighbour entries
+GEN_MAC, SUT_MAC = "02:00:00:00:01:01", "02:00:00:00:01:02"   # veth0 of each
 GEN_CPU, SUT_CPU = 0, 1
 BACKLOG = 10000
 DRAIN = 0.02           # seconds after the generator stops
@@ -95,54 +96,67 @@ class Topology:
         # TAG names a second, third... topology beside the first (the cost
         # method keeps one per behaviour): netns srp-gen-TAG, srp-sut-TAG.
         self.gen, self.sut = (GEN + "-" + tag, SUT + "-" + tag) if tag else (GEN, SUT)
-        self.teardown()
+        if any(os.path.exists(f"/run/netns/{ns}") for ns in (self.gen, self.sut)):
+            self.teardown()
+        # Few processes: under TCG each one costs a good part of a second,
+        # `ip netns exec` (which mounts a sysfs of the netns) more.  One
+        # shell: `ip -batch` per netns; the MACs set, not read back; the
+        # sysctls written from this process; one `ip netns exec` for what
+        # needs the netns' sysfs (RPS).
+        self.mac = {"gen0": GEN_MAC, "sut0": SUT_MAC, "sink": SINK_MAC}
+        gen_cmds = ["link set lo up", "link set veth0 up",
+                    "addr add fd00:1::1/64 dev veth0 nodad",
+                    "addr add 10.0.1.1/24 dev veth0",
+                    # Static neighbours: no neighbour discovery in the
+                    # measurement.
+                    f"neigh add fd00:1::2 lladdr {SUT_MAC} dev veth0 nud permanent",
+                    f"neigh add 10.0.1.2 lladdr {SUT_MAC} dev veth0 nud permanent"]
+        sut_cmds = ["link set lo up", "link add sink0 type dummy",
+                    "link set veth0 up", "link set sink0 up",
+                    "addr add fd00:1::2/64 dev veth0 nodad",
+                    "addr add 10.0.1.2/24 dev veth0",
+                    "addr add fd00:2::1/64 dev sink0 nodad",
+                    "addr add 10.0.2.1/24 dev sink0",
+                    f"neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent",
+                    f"neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent"]
+        gen_b, sut_b = "\n".join(gen_cmds), "\n".join(sut_cmds)
+        sh(f"ip netns add {self.gen} && ip netns add {self.sut} && "
+           f"ip link add veth0 address {GEN_MAC} netns {self.gen} type veth "
+           f"peer name veth0 address {SUT_MAC} netns {self.sut} && "
+           f"printf '{gen_b}\\n' | ip -n {self.gen} -batch - && "
+           f"printf '{sut_b}\\n' | ip -n {self.sut} -batch -")
         for ns in (self.gen, self.sut):
-            sh(f"ip netns add {ns}")
-            sh("ip link set lo up", ns)
+            with netns(ns):
+                for key, val in (("ipv6/conf/all/accept_dad", 0),
+                                 ("ipv6/conf/default/accept_dad", 0),
+                                 ("ipv6/conf/all/forwarding", 1),
+                                 ("ipv4/ip_forward", 1),
+                                 ("ipv4/conf/all/rp_filter", 0),
+                                 ("ipv4/conf/default/rp_filter", 0)):
+                    with open(f"/proc/sys/net/{key}", "w") as f:
+                        f.write(f"{val}\n")
         # One idle process in each netns: its /proc/PID/net gives the
         # orchestrator pktgen's control files and the counters of that
         # netns without a fork per reading.
-        self.holders = {ns: subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "1d"])
+        self.holders = {ns: subprocess.Popen(["nsenter", f"--net=/run/netns/{ns}",
+                                              "sleep", "1d"])
                         for ns in (self.gen, self.sut)}
-        sh(f"ip link add veth0 netns {self.gen} type veth peer name veth0 netns {self.sut}")
-        sh("ip link add sink0 type dummy", self.sut)
-        for ns, dev in ((self.gen, "veth0"), (self.sut, "veth0"), (self.sut, "sink0")):
-            sh(f"ip link set {dev} up", ns)
-            sh(f"ethtool -K {dev} gro off gso off tso off tx off rx off "
-               f"> /dev/null 2>&1 || true", ns)
-        for ns in (self.gen, self.sut):
-            sh("sysctl -qw net.ipv6.conf.all.accept_dad=0 "
-               "net.ipv6.conf.default.accept_dad=0 "
-               "net.ipv6.conf.all.forwarding=1 net.ipv4.ip_forward=1 "
-               "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0",
-               ns)
-        sh("ip -6 addr add fd00:1::1/64 dev veth0 nodad && "
-           "ip addr add 10.0.1.1/24 dev veth0", self.gen)
-        sh("ip -6 addr add fd00:1::2/64 dev veth0 nodad && "
-           "ip addr add 10.0.1.2/24 dev veth0 && "
-           "ip -6 addr add fd00:2::1/64 dev sink0 nodad && "
-           "ip addr add 10.0.2.1/24 dev sink0", self.sut)
-        self.mac = {"sut0": self.macof(self.sut, "veth0"), "sink": SINK_MAC}
-        # Static neighbours: no neighbour discovery in the measurement.
-        sh(f"ip -6 neigh add fd00:2::2 lladdr {SINK_MAC} dev sink0 nud permanent && "
-           f"ip neigh add 10.0.2.2 lladdr {SINK_MAC} dev sink0 nud permanent", self.sut)
-        sh(f"ip -6 neigh add fd00:1::2 lladdr {self.mac['sut0']} dev veth0 nud permanent && "
-           f"ip neigh add 10.0.1.2 lladdr {self.mac['sut0']} dev veth0 nud permanent", self.gen)
+        offloads = "gro off gso off tso off tx off rx off"
         # RPS: the SUT's receive work on SUT_CPU; the generator (pktgen's
         # kthread) stays on GEN_CPU.
         mask = format(1 << SUT_CPU, "x")
+        sh(f"nsenter --net=/run/netns/{self.gen} ethtool -K veth0 {offloads} "
+           f"> /dev/null 2>&1; ip netns exec {self.sut} sh -c '"
+           f"for d in veth0 sink0; do ethtool -K $d {offloads} > /dev/null 2>&1; done; "
+           f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus'")
         # A backlog deep enough to absorb the generator's bursts: under TCG a
         # vCPU is descheduled by the host now and then and catches up in a
         # burst, which a 1000-packet backlog turns into loss that is not the
         # SUT's.  It cannot hide an overload: what is still queued when the
         # generator stops counts as lost (Generator.run).  (Global sysctl:
         # the guest runs nothing else.)
-        sh(f"sysctl -qw net.core.netdev_max_backlog={BACKLOG}")
-        sh(f"echo {mask} > /sys/class/net/veth0/queues/rx-0/rps_cpus", self.sut)
-
-    @staticmethod
-    def macof(ns, dev):
-        return sh(f"cat /sys/class/net/{dev}/address", ns).strip()
+        with open("/proc/sys/net/core/netdev_max_backlog", "w") as f:
+            f.write(f"{BACKLOG}\n")
 
     def proc_net(self, ns):
         return f"/proc/{self.holders[ns].pid}/net"
@@ -151,14 +165,24 @@ class Topology:
         for p in getattr(self, "holders", {}).values():
             p.kill()
             p.wait()
-        for ns in (self.gen, self.sut):
-            # Processes a CFG script left there (a user-space reflector).
-            for pid in sh(f"ip netns pids {ns}", check=False).split():
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError):
-                    pass
-            sh(f"ip netns del {ns}", check=False)
+        # Processes a CFG script left there (a user-space reflector), then
+        # the netns, in one shell.
+        sh(" ; ".join(f"ip netns pids {ns} 2> /dev/null | xargs -r kill -9; "
+                      f"ip netns del {ns} 2> /dev/null"
+                      for ns in (self.gen, self.sut)), check=False)
+
+
+def teardown_all(topos):
+    """Topology.teardown() of each of TOPOS, in one shell."""
+    for t in topos:
+        for p in getattr(t, "holders", {}).values():
+            p.kill()
+            p.wait()
+        t.holders = {}
+    if topos:
+        sh(" ; ".join(f"ip netns pids {ns} 2> /dev/null | xargs -r kill -9; "
+                      f"ip netns del {ns} 2> /dev/null"
+                      for t in topos for ns in (t.gen, t.sut)), check=False)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -265,10 +289,18 @@ class Generator:
         self.attached = False
         self.frame_len = size
         if self.srh:
-            frame = srv6_frame(traffic, size, topo.macof(topo.gen, "veth0"), self.dst_mac)
+            frame = srv6_frame(traffic, size, topo.mac["gen0"], self.dst_mac)
             self.frame_len = len(frame)
-            sh(f"/usr/bin/python3 {HERE}/rewrite.py veth0 14 "
-               f"{template(frame).hex()}", topo.gen)
+            # bench/rewrite.py, in this process (a Python start-up per
+            # behaviour costs seconds under TCG): attached, the program stays
+            # when its fd is closed.
+            import rewrite
+            with netns(topo.gen):
+                fd = rewrite.load(rewrite.build(14, template(frame)))
+                try:
+                    rewrite.attach(fd, socket.if_nametoindex("veth0"))
+                finally:
+                    os.close(fd)
 
     def pg(self, cmds):
         # One command per write, newline-terminated: pktgen scans a word
@@ -410,6 +442,9 @@ def pdr_search(gen, trial, lo, hi, threshold, accuracy, trials):
 
 def stats(values):
     n = len(values)
+    if any(math.isnan(v) for v in values):     # not measured
+        return {"n": n, "mean": math.nan, "sd": math.nan, "cv": math.nan,
+                "ci95": math.nan}
     mean = statistics.fmean(values)
     sd = statistics.stdev(values) if n > 1 else 0.0
     return {
@@ -518,12 +553,18 @@ class Stolen:
             if seq % 2 == 0 and struct.unpack_from("<Q", self.mm, 0)[0] == seq:
                 return stolen, now, gaps
 
-    def idle_rate(self, seconds):
-        """Stolen ns per ns with no traffic: the background."""
+    def idle_rate(self, seconds, insn=None):
+        """(stolen ns per ns, the SUT's CPU's kernel-mode instructions per
+        ns (with INSN, else 0)) with no traffic: the background."""
+        m0 = insn.mark() if insn else None
         s0, t0, _ = self.read()
         time.sleep(seconds)
         s1, t1, _ = self.read()
-        return (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
+        ibg = 0.0
+        if insn:
+            k, ns = insn.kernel(m0, insn.mark())
+            ibg = k / ns if ns > 0 else 0.0
+        return ((s1 - s0) / (t1 - t0) if t1 > t0 else 0.0), ibg
 
     def close(self):
         self.proc.kill()
@@ -531,7 +572,93 @@ class Stolen:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def cost_trial(gen, rate, trial, stolen, idle, history):
+class Insn:
+    """The instruction counters of the QEMU plugin bench/insn.c, which the
+    guest of an icount bench (bench.sh, ICOUNT=1) is started with: executing
+    the marker instruction makes the plugin write a snapshot of every
+    vCPU's counters to PATH (in a 9p directory, not cached by the guest),
+    which is read back at once.  The marker is executed by this process,
+    on the generator's CPU, from a page of code of its own: no fork."""
+
+    MAGIC = 0x5a3c96a55aa5c396      # bench/insn.c's INSN_MAGIC
+    RECORD = 0x31544e434e534e49     # "INSNCNT1"
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDONLY)
+        # movabs $MAGIC, %r11; ret  (r11: a scratch register of the ABI)
+        code = b"\x49\xbb" + struct.pack("<Q", self.MAGIC) + b"\xc3"
+        self.page = mmap.mmap(-1, mmap.PAGESIZE,
+                              prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        self.page.write(code)
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
+        self.fire = ctypes.CFUNCTYPE(None)(addr)
+        self.seq = 0
+        self.mark()
+        log(f"insn: counters of {len(self.mark()[1])} vCPUs from {path}")
+
+    def mark(self):
+        """(CLOCK_MONOTONIC ns, [(instructions, in kernel mode) per vCPU])
+        at the marker."""
+        t = time.monotonic_ns()
+        self.fire()
+        buf = os.pread(self.fd, 4096, 0)
+        magic, seq, _, n = struct.unpack_from("<4Q", buf, 0)
+        if magic != self.RECORD or seq <= self.seq:
+            raise RuntimeError(f"insn: no fresh snapshot in the file (seq {seq}, after "
+                               f"{self.seq}): is the guest running with the plugin "
+                               f"(bench.sh ICOUNT=1)?")
+        self.seq = seq
+        v = struct.unpack_from(f"<{2 * n}Q", buf, 32)
+        return t, [(v[2 * i], v[2 * i + 1]) for i in range(n)]
+
+    def kernel(self, a, b, cpu=None):
+        """Kernel-mode instructions of CPU (the SUT's) from mark A to B, and
+        the guest's nanoseconds between them."""
+        cpu = SUT_CPU if cpu is None else cpu
+        return b[1][cpu][1] - a[1][cpu][1], b[0] - a[0]
+
+
+def pin_everything(cpu):
+    """Every task that may move, to CPU: the SUT's CPU runs nothing but the
+    SUT's receive work (with irqaffinity=0 on the guest's command line, no
+    device interrupt either).  Per-CPU kernel threads refuse, and stay."""
+    n = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                try:
+                    os.sched_setaffinity(int(tid), {cpu})
+                    n += 1
+                except OSError:
+                    pass
+        except OSError:
+            pass
+    return n
+
+
+class NoStolen:
+    """Stolen's stand-in when an icount experiment measures instructions
+    only (`stolen: false`): no busy loop, the SUT's CPU halts when idle and
+    the emulator spends nothing on it; the CPU time is not measured."""
+
+    threshold = 0
+
+    def read(self):
+        return 0, time.monotonic_ns(), 0
+
+    def idle_rate(self, seconds, insn=None):
+        m0 = insn.mark()
+        time.sleep(seconds)
+        k, ns = insn.kernel(m0, insn.mark())
+        return 0.0, (k / ns if ns > 0 else 0.0)
+
+    def close(self):
+        pass
+
+
+def cost_trial(gen, rate, trial, stolen, idle, history, insn=None):
     """Offer RATE pps for TRIAL seconds and measure the SUT's CPU time per
     delivered packet: the time stolen from the busy loop on SUT_CPU, from
     before the generator starts until the SUT is idle again, over every
@@ -542,20 +669,34 @@ def cost_trial(gen, rate, trial, stolen, idle, history):
     the median of the last 5 such measurements, its own among them: it
     follows the host's drift, and one measurement that a host hiccup
     spoiled does not spoil the trial."""
+    m0 = insn.mark() if insn else None
     s0, t0, _ = stolen.read()
     r = gen.run(rate, max(int(rate * trial), 100), settle=True)
     s1, t1, _ = stolen.read()
-    history.append(stolen.idle_rate(idle))
-    background = statistics.median(history[-5:])
+    m1 = insn.mark() if insn else None
+    history.append(stolen.idle_rate(idle, insn))
+    background = statistics.median(h[0] for h in history[-5:])
     total = r["delivered"] + r["late"]
     busy = (s1 - s0) - background * (t1 - t0)
     r.update({"busy_ns": busy, "window_ns": t1 - t0, "total": total,
               "background": background,
-              "cost_ns": busy / total if total and busy > 0 else math.inf})
+              "cost_ns": (busy / total if total and busy > 0 else math.inf)
+              if not isinstance(stolen, NoStolen) else math.nan})
+    if insn:
+        # The same with instructions: the SUT's CPU's kernel-mode
+        # instructions in the window, less its background (kernel-mode
+        # instructions per ns with no traffic, the median of the last 5).
+        k, ns = insn.kernel(m0, m1)
+        ibg = statistics.median(h[1] for h in history[-5:])
+        net = k - ibg * ns
+        r.update({"insn": k, "insn_window_ns": ns, "insn_background": ibg,
+                  "insn_user": (m1[1][SUT_CPU][0] - m1[1][SUT_CPU][1])
+                  - (m0[1][SUT_CPU][0] - m0[1][SUT_CPU][1]),
+                  "insn_per_pkt": net / total if total and net > 0 else math.inf})
     return r
 
 
-def cost_experiment(exp, behaviours, baseline, smoke):
+def cost_experiment(exp, behaviours, baseline, smoke, insn=None):
     """The cost method: the SUT's CPU time per packet, each behaviour
     against the baseline in trials seconds apart.
 
@@ -567,87 +708,140 @@ def cost_experiment(exp, behaviours, baseline, smoke):
     after it, over its own, which cancels a drift of the host's speed that
     is linear over those seconds.  A repetition takes, per behaviour, the
     median ratio over its rounds; the table gives mean, CV and CI95 of the
-    repetitions' medians."""
+    repetitions' medians.
+
+    With INSN (an icount bench), each trial also gives the SUT's CPU's
+    instructions per packet, and each round an instruction ratio, taken the
+    same way; `warmup` rounds (default 1 with INSN, else 0) run first and
+    are not counted: the first trials after boot meet cold caches and first
+    allocations."""
     rate = int(exp.get("rate", 30000))
     trial = 0.1 if smoke else float(exp.get("trial", 0.5))
     rounds = 1 if smoke else int(exp.get("rounds", 10))
     reps = 1 if smoke else int(exp.get("repetitions", 3))
     idle = 0.05 if smoke else float(exp.get("idle", 0.1))
+    warmup = 0 if smoke else int(exp.get("warmup", 1 if insn else 0))
     topos, gens, failed = [], {}, []
     stolen = None
     try:
-        for i, b in enumerate(behaviours):
+        # `rot`: behaviours configured too and given one short trial each,
+        # not measured (bench/gate.sh: every configuration script must
+        # still carry traffic); their trials land in exp["rot_trials"].
+        rot = [b for b in exp.get("rot", []) if b not in behaviours]
+        for i, b in enumerate(behaviours + rot):
             try:
+                t0 = time.monotonic()
                 topos.append(Topology(str(i)))
+                t1 = time.monotonic()
                 gens[b] = configure(b, exp, topos[-1])
+                log(f"  {b}: topology {t1 - t0:.1f} s, configured "
+                    f"{time.monotonic() - t1:.1f} s")
             except Exception as e:  # report, go on with the next one
                 log(f"  {b}: ERROR {e}")
                 failed.append(b)
         if baseline in failed:
             return [], failed
-        stolen = Stolen(SUT_CPU)
-        history = [stolen.idle_rate(idle) for _ in range(4)]
+        # Without the busy loop (instructions only) the emulator runs the
+        # SUT's vCPU only when it has work: about twice as fast.
+        stolen = (NoStolen() if insn and not exp.get("stolen", False)
+                  else Stolen(SUT_CPU))
+        history = [stolen.idle_rate(idle, insn) for _ in range(4)]
+        exp["rot_trials"] = {}
+        for b in rot:
+            if b in failed:
+                continue
+            try:
+                r = cost_trial(gens[b], rate, 0.1, stolen, idle, history, insn)
+                exp["rot_trials"][b] = r
+                log(f"  rot {b}: {r['delivered']}/{r['offered']} delivered"
+                    + (f", {r['insn_per_pkt']:.0f} insn/pkt" if insn else ""))
+            except Exception as e:  # report, go on with the next one
+                log(f"  {b}: ERROR {e}")
+                failed.append(b)
         others = [b for b in behaviours if b != baseline and b not in failed]
         reps_data = []
-        for rep in range(reps):
-            log(f"repetition {rep + 1}/{reps}")
+        for rep in range(-1 if warmup else 0, reps):
+            log(f"repetition {rep + 1}/{reps}" if rep >= 0 else
+                f"warm-up: {warmup} round(s), not counted")
             data = {b: [] for b in behaviours}
-            for rnd in range(rounds):
+            for rnd in range(rounds if rep >= 0 else warmup):
                 k = rnd % len(others) if others else 0
                 order = others[k:] + others[:k]
-                prev = cost_trial(gens[baseline], rate, trial, stolen, idle, history)
+                prev = cost_trial(gens[baseline], rate, trial, stolen, idle, history, insn)
                 data[baseline].append({"trial": prev})
                 line = []
                 for b in order:
                     if b in failed:
                         continue
                     try:
-                        r = cost_trial(gens[b], rate, trial, stolen, idle, history)
+                        r = cost_trial(gens[b], rate, trial, stolen, idle, history, insn)
                     except Exception as e:  # report, go on without it
                         log(f"  {b}: ERROR {e}")
                         failed.append(b)
                         continue
-                    nxt = cost_trial(gens[baseline], rate, trial, stolen, idle, history)
+                    nxt = cost_trial(gens[baseline], rate, trial, stolen, idle, history, insn)
                     data[baseline].append({"trial": nxt})
                     base = (prev["cost_ns"] + nxt["cost_ns"]) / 2
                     # A trial whose background swallowed it has no cost
                     # (inf): its round gives that behaviour no ratio.
                     ratio = (base / r["cost_ns"] if math.isfinite(base)
                              and math.isfinite(r["cost_ns"]) else None)
-                    data[b].append({"trial": r, "ratio": ratio})
+                    item = {"trial": r, "ratio": ratio}
                     line.append(f"{b} {ratio:.3f}" if ratio else f"{b} -")
+                    if insn:
+                        ib = (prev["insn_per_pkt"] + nxt["insn_per_pkt"]) / 2
+                        ir = (ib / r["insn_per_pkt"] if math.isfinite(ib)
+                              and math.isfinite(r["insn_per_pkt"]) else None)
+                        item["insn_ratio"] = ir
+                        line[-1] += f" ({ir:.4f})" if ir else " (-)"
+                    data[b].append(item)
                     prev = nxt
                 log(f"  round {rnd + 1}: background {prev['background'] * 100:.2f}%, "
-                    f"baseline {prev['cost_ns'] / 1e3:.2f} us/pkt; " + ", ".join(line))
-            reps_data.append(data)
+                    f"baseline {prev['cost_ns'] / 1e3:.2f} us/pkt"
+                    + (f", {prev['insn_per_pkt']:.0f} insn/pkt" if insn else "")
+                    + "; " + ", ".join(line))
+            if rep >= 0:
+                reps_data.append(data)
         return [cost_summary(b, [d[b] for d in reps_data], b == baseline, gens[b])
                 for b in behaviours
                 if b not in failed and all(d[b] for d in reps_data)], failed
     finally:
         if stolen:
             stolen.close()
-        for t in topos:
-            t.teardown()
+        teardown_all(topos)
 
 
 def cost_summary(name, reps, is_base, gen):
     """Per behaviour: per repetition the median cost and ratio over its
     rounds; over the repetitions their statistics."""
     costs = [statistics.median(x["trial"]["cost_ns"] for x in rep) for rep in reps]
+    if any(math.isnan(c) for c in costs):     # not measured (NoStolen)
+        costs = [math.nan] * len(reps)
     ratios = [1.0 if is_base else
               statistics.median([x["ratio"] for x in rep if x["ratio"]] or [math.nan])
               for rep in reps]
     trials = [x["trial"] for rep in reps for x in rep]
     cpu = [sum(c) for c in zip(*(t["softnet"] for t in trials))]
+    insn = {}
+    if "insn_per_pkt" in trials[0]:
+        ipp = [statistics.median(x["trial"]["insn_per_pkt"] for x in rep) for rep in reps]
+        iratios = [1.0 if is_base else
+                   statistics.median([x["insn_ratio"] for x in rep if x.get("insn_ratio")]
+                                     or [math.nan])
+                   for rep in reps]
+        insn = {"insn_per_pkt": stats(ipp), "insn_values": ipp,
+                "insn_ratio": stats(iratios), "insn_ratio_values": iratios,
+                "insn_rounds": [[x.get("insn_ratio") for x in rep] for rep in reps]}
     return {
         "behaviour": name, "pkt_size": gen.size, "frame_len": gen.frame_len,
         "traffic": gen.traffic,
         "cost_ns": stats(costs), "cost_values": costs,
-        "capacity_kpps": 1e6 / statistics.median(costs),
+        "capacity_kpps": 1e6 / statistics.median(costs) if costs[0] else math.nan,
         "ratio": stats(ratios), "ratio_values": ratios,
         "dr_min": min(t["dr"] for t in trials),
         "softnet_per_cpu": cpu,
         "rounds": [[x.get("ratio") for x in rep] for rep in reps],
+        **insn,
         "trials": trials,
     }
 
@@ -672,11 +866,18 @@ def write_results(outdir, out, header, row):
 
 def cost_row(r):
     ra = r["ratio"]
-    return (f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
-            f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
-            f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
-            f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
-            f"{r['dr_min']:.4f},{sut_share(r):.3f}")
+    row = (f"{r['behaviour']},{r['frame_len']},{r['cost_ns']['mean'] / 1e3:.3f},"
+           f"{r['cost_ns']['cv']:.3f},{r['capacity_kpps']:.1f},"
+           f"{ra['mean']:.3f},{ra['cv']:.3f},{ra['ci95']:.3f},"
+           f"{min(r['ratio_values']):.3f},{max(r['ratio_values']):.3f},"
+           f"{r['dr_min']:.4f},{sut_share(r):.3f}")
+    if "insn_per_pkt" in r:
+        ip, ir = r["insn_per_pkt"], r["insn_ratio"]
+        row += (f",{ip['mean']:.0f},{ip['cv']:.4f},{ir['mean']:.4f},"
+                f"{ir['cv']:.4f},{ir['ci95']:.4f}")
+    else:
+        row += ",,,,,"
+    return row
 
 
 def pdr_row(r):
@@ -720,16 +921,33 @@ def main():
     ap.add_argument("--smoke", action="store_true",
                     help="one short trial per behaviour: checks that the bench runs")
     ap.add_argument("--only", default="")
+    ap.add_argument("--insn", metavar="FILE",
+                    help="the snapshot file of the insn plugin (bench/insn.c): "
+                    "instructions per packet too (cost method)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a key of the experiment (YAML value)")
+    ap.add_argument("--stolen", action="store_true",
+                    help="with --insn, the CPU time too (the experiment's "
+                    "`stolen: true`): a busy loop on the SUT's CPU")
     args = ap.parse_args()
 
     # The orchestrator and everything it starts run on the generator's
     # CPU: the SUT's CPU does only the SUT's work.
     os.sched_setaffinity(0, {GEN_CPU})
+    insn = None
+    if args.insn:
+        insn = Insn(args.insn)
+        log(f"insn: {pin_everything(GEN_CPU)} tasks moved to CPU {GEN_CPU}")
     with open(args.experiment) as f:
         exp = yaml.safe_load(f)
     behaviours = exp["behaviours"]
     if args.only:
         behaviours = [b for b in behaviours if b in args.only.split(",")]
+    for kv in args.set:
+        k, _, v = kv.partition("=")
+        exp[k] = yaml.safe_load(v)
+    if args.stolen:
+        exp["stolen"] = True
     baseline = exp.get("baseline", behaviours[0])
     if baseline not in behaviours:
         behaviours.insert(0, baseline)
@@ -739,13 +957,15 @@ def main():
         f"{os.cpu_count()} CPUs{' (smoke)' if args.smoke else ''}")
 
     if exp.get("method", "pdr") == "cost":
-        results, failed = cost_experiment(exp, behaviours, baseline, args.smoke)
+        results, failed = cost_experiment(exp, behaviours, baseline, args.smoke, insn)
         write_results(args.outdir, {
             "experiment": name, "method": "cost", "kernel": os.uname().release,
+            "icount": insn is not None, "cmdline": open("/proc/cmdline").read().strip(),
             "smoke": args.smoke, "baseline": baseline, "config": exp,
             "results": results, "failed": failed},
             "behaviour,frame_len,cost_us,cost_cv,capacity_kpps,ratio,ratio_cv,"
-            "ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share", cost_row)
+            "ratio_ci95,ratio_min,ratio_max,dr_min,sut_cpu_share,"
+            "insn_per_pkt,insn_cv,insn_ratio,insn_ratio_cv,insn_ratio_ci95", cost_row)
         log(f"results in {args.outdir}/{name}.csv")
         if failed:
             log(f"FAILED: {', '.join(failed)}")

@@ -5,8 +5,21 @@
 # experiments (bench/experiments/NAME.yaml) in it, then plot them on the
 # host.  The default sweep is $DEFAULT below (about 25 minutes); BENCH=all
 # runs every experiment (hours: the PDR searches are slow).  SMOKE=1: one
-# short trial per behaviour, no plots (what make check runs).  ONLY=b1,b2
-# limits the behaviours.
+# short trial per behaviour, no plots.  ONLY=b1,b2
+# limits the behaviours.  SET="key=value ..." overrides keys of every
+# experiment (e.g. SET="method=cost rounds=2").
+#
+# ICOUNT=1: the icount bench (bench/README.md, "Deterministic measurement"):
+# the guest runs under QEMU's -icount shift=2,sleep=off (guest time derived
+# from the instructions executed, single-threaded TCG) with the instruction
+# counter bench/insn.c loaded ($INSN_SO, built by make), and the cost method
+# gives instructions per packet; its CPU time too with STOLEN=1 (the busy
+# loop on the SUT's vCPU: about half the emulator's time).
+#
+# GATE=1: the performance gate of make check instead (bench/gate.sh: every
+# configuration script carries traffic, key ratios within their bounds),
+# in an icount guest; its verdict is left in OUTDIR for make check's test
+# @bench/gate.sh, and this script's status is 0 if the guest ran it.
 #
 # usage: bench.sh BZIMAGE PREFIX OUTDIR
 
@@ -21,12 +34,20 @@ mkdir -p "$out"
 rm -f "$out"/status.*
 
 guest="export PATH=$prefix/sbin:$prefix/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin;"
+if [ "${GATE:-0}" = 1 ]; then
+	ICOUNT=1 names=
+	rm -f "$out"/gate.*
+	guest+=" $TOP/bench/gate.sh --run $out $out/insn.snap > $out/gate.log 2>&1;"
+fi
 for n in ${names//,/ }; do
 	exp=$TOP/bench/experiments/$n.yaml
 	[ -f "$exp" ] || { echo "bench: no experiment $exp" >&2; exit 2; }
 	opts=
 	[ "${SMOKE:-0}" = 1 ] && opts+=" --smoke"
 	[ -n "${ONLY:-}" ] && opts+=" --only ${ONLY}"
+	[ "${ICOUNT:-0}" = 1 ] && opts+=" --insn $out/insn.snap"
+	[ "${ICOUNT:-0}${STOLEN:-0}" = 11 ] && opts+=" --stolen"
+	for kv in ${SET:-}; do opts+=" --set $kv"; done
 	guest+=" /usr/bin/python3 $TOP/bench/srperf.py $exp $out$opts 2>&1 | tee $out/$n.log; echo \${PIPESTATUS[0]} > $out/status.$n;"
 done
 # idle=poll: an idle vCPU spins instead of halting.  Under TCG a halted
@@ -35,9 +56,31 @@ done
 # forwarder, set the result (and its spread): PDRs roughly halved and CVs
 # doubled without it.  The bench's vCPUs are busy anyway.  VM_PIN: each
 # vCPU thread on a host CPU of its own (vm.sh).
-VM_PIN=1 VM_APPEND="idle=poll${VM_APPEND:+ $VM_APPEND}" \
-	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+#
+# ICOUNT=1: none of that.  One host thread runs both vCPUs in turn, a halted
+# vCPU costs no instruction and wakes when the other one's IPI is executed,
+# and guest time is the instruction count: there is no host latency to hide.
+# irqaffinity=0 keeps device interrupts off the SUT's vCPU (srperf moves
+# every task there too).
+if [ "${ICOUNT:-0}" = 1 ]; then
+	so=${INSN_SO:-$TOP/build/bench-insn/insn.so}
+	[ -r "$so" ] || { echo "bench: no instruction counter $so (make bench builds it)" >&2; exit 2; }
+	: > "$out/insn.snap"
+	VM_QEMU_OPTS="-icount shift=2,sleep=off -plugin $so,out=$out/insn.snap${VM_QEMU_OPTS:+ $VM_QEMU_OPTS}" \
+	VM_APPEND="irqaffinity=0${VM_APPEND:+ $VM_APPEND}" \
+		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+else
+	VM_PIN=1 VM_APPEND="idle=poll${VM_APPEND:+ $VM_APPEND}" \
+		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+fi
 
+if [ "${GATE:-0}" = 1 ]; then
+	cat "$out/gate.log" 2> /dev/null
+	# make check goes on: its test @bench/gate.sh fails without a verdict.
+	[ -s "$out/gate.status" ] || echo "bench: the gate did not finish (log $out/gate.log)" >&2
+	echo "bench: gate status $(cat "$out/gate.status" 2> /dev/null || echo none) (make check's @bench/gate.sh reports it)"
+	exit 0
+fi
 rc=0
 for n in ${names//,/ }; do
 	st=$(cat "$out/status.$n" 2> /dev/null || echo none)

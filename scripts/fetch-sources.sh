@@ -5,7 +5,10 @@
 # nowhere else:
 #   - the kernel: the linux-source-6.12 binary package (whatever 6.12.y the
 #     registry serves), which carries the tarball /usr/src/linux-source-6.12.tar.xz;
-#   - iproute2, iptables and ipset: `apt-get source` from bookworm.
+#   - iproute2, iptables and ipset: `apt-get source` from bookworm;
+#   - QEMU's TCG plugin API header (include/qemu/qemu-plugin.h), for the
+#     bench's instruction counter (bench/insn.c): from `apt-get source qemu`,
+#     the source of the qemu-system-x86 we boot the guest with.
 #
 # Everything is kept in $CACHE_DIR so that a second run fetches nothing.
 # The versions we got are recorded in $CACHE_DIR/versions.env.
@@ -86,10 +89,34 @@ fetch_userspace() {
 	done
 }
 
+# The plugin API header of the QEMU that runs the guest: a plugin must be
+# built against the API version of the QEMU that loads it.  Only the header
+# is kept (the source package is 24 MB); Debian's patches are applied to the
+# whole tree first, in case one of them touches it.
+fetch_qemu() {
+	local dir=$CACHE_DIR/qemu ver hdr tmp
+	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
+		{ log "qemu-system-x86 is not installed (make deps)"; exit 1; }
+	hdr=$dir/${ver#*:}/qemu-plugin.h
+	if [ ! -s "$hdr" ]; then
+		ensure_deb_src
+		mkdir -p "$dir/${ver#*:}"
+		tmp=$(mktemp -d "$dir/src.XXXXXX")
+		log "downloading the source of qemu $ver from Debian (for qemu-plugin.h)"
+		(cd "$tmp" && apt-get source -q --download-only "qemu=$ver" >&2 &&
+			dpkg-source --no-check -x ./*.dsc src >&2)
+		cp "$tmp/src/include/qemu/qemu-plugin.h" "$hdr.tmp"
+		mv "$hdr.tmp" "$hdr"
+		rm -rf "$tmp"
+	fi
+	echo "QEMU_PLUGIN_H=$hdr"
+}
+
 mkdir -p "$CACHE_DIR"
 {
 	fetch_kernel
 	fetch_userspace
+	fetch_qemu
 } > "$CACHE_DIR/versions.env.tmp"
 mv "$CACHE_DIR/versions.env.tmp" "$CACHE_DIR/versions.env"
 cat "$CACHE_DIR/versions.env"

@@ -16,6 +16,9 @@
 #
 # VM_APPEND adds kernel command-line arguments.  VM_PIN=1 pins vCPU N's
 # thread to host CPU N (benchmarks: two busy vCPUs must not share a core).
+# VM_QEMU_OPTS adds QEMU options (words split on blanks, so no blank inside
+# one), e.g. "-icount shift=2,sleep=off -plugin FILE.so,out=OUT" (the
+# bench's icount mode, scripts/bench.sh).
 #
 # usage: vm.sh BZIMAGE [--rwdir DIR]... -- COMMAND...
 
@@ -65,8 +68,9 @@ export PATH=$(dirname "$(command -v "$VNG")"):$PATH
 echo "vm: booting $(basename "$bzimage") with $accel, $CPUS vCPUs, $MEM" >&2
 
 qemu_opt=()
+extra=${VM_QEMU_OPTS:-}
 if [ "${VM_PIN:-0}" = 1 ]; then
-	qemu_opt=(--qemu-opts="-name virtme-ng,debug-threads=on")
+	extra="-name virtme-ng,debug-threads=on${extra:+ $extra}"
 	# QEMU names its vCPU threads "CPU N/TCG" (or /KVM): pin each to a
 	# host CPU of its own as soon as it exists.
 	(
@@ -88,5 +92,7 @@ if [ "${VM_PIN:-0}" = 1 ]; then
 		echo "vm: could not pin the vCPU threads" >&2
 	) &
 fi
+# vng's --qemu-opts takes the rest of its command line: one word, last.
+[ -n "$extra" ] && qemu_opt=(--qemu-opts="$extra")
 exec "$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p --cpus "$CPUS" --memory "$MEM" "${qemu_opt[@]}" \
 	--append "root=/dev/root${VM_APPEND:+ $VM_APPEND}" "${rw[@]}" --exec "$*"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The bench's gate, in two halves.
+#
+# `make gate` (a prerequisite of make check) boots a guest of its own under
+# QEMU's icount with the instruction counter bench/insn.c and runs, there,
+#
+#	gate.sh --run OUTDIR SNAPSHOT
+#
+# which, in one srperf run, (1) configures one behaviour of every forwarder
+# configuration script (bench/cfg/*.sh) and sends traffic through it, as
+# bench/smoke.sh did for every behaviour (the bench code cannot rot), and
+# (2) runs the experiment bench/experiments/gate.yaml and holds its key
+# ratios, by instructions per packet on the SUT's vCPU, to the bounds
+# written there.  Its verdict and
+# log land in OUTDIR (build/gate).
+#
+# Then make check runs `gate.sh` with no argument in its own guest, as the
+# test @bench/gate.sh: it reports that verdict, and fails if there is none,
+# or if it is not that of the kernel under test.
+#
+# No time is asserted anywhere: instruction counts under icount do not
+# depend on the host's speed.
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+
+if [ "${1:-}" != --run ]; then
+	res=${GATE_RESULTS:-$top/build/gate}
+	[ -s "$res/gate.status" ] || { echo "gate: no result in $res (make gate)"; exit 1; }
+	cat "$res/gate.log"
+	if [ "$(cat "$res/gate.kernel")" != "$(uname -r -v)" ]; then
+		echo "gate: that result is of kernel '$(cat "$res/gate.kernel")', not this one"
+		exit 1
+	fi
+	exit "$(cat "$res/gate.status")"
+fi
+
+out=$2 snap=$3
+uname -r -v > "$out/gate.kernel"
+rc=0
+start=$(date +%s)
+
+# One srperf run: experiment gate.yaml, plus (`rot`) one behaviour of every
+# configuration script that it does not measure (the first behaviour of the
+# experiments that uses the script), configured in the same guest and
+# given one short trial each.
+/usr/bin/python3 - "$here" "$out/gate.yaml" <<-'PY' || exit 1
+	import glob, os, re, sys, yaml
+	here = sys.argv[1]
+	gate = yaml.safe_load(open(os.path.join(here, "experiments", "gate.yaml")))
+	def script(b):
+	    return b if os.path.exists(os.path.join(here, "cfg", b + ".sh")) \
+	        else re.sub(r"_\d+$", "", b)
+	scripts = {script(b) for b in gate["behaviours"]}
+	rot = []
+	for f in sorted(glob.glob(os.path.join(here, "experiments", "*.yaml"))):
+	    for b in yaml.safe_load(open(f))["behaviours"]:
+	        if script(b) not in scripts:
+	            scripts.add(script(b))
+	            rot.append(b)
+	gate["rot"] = rot
+	yaml.safe_dump(gate, open(sys.argv[2], "w"))
+	PY
+/usr/bin/python3 "$here/srperf.py" "$out/gate.yaml" "$out" --insn "$snap" || rc=1
+echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
+
+# (1) Rot: every behaviour configured, delivering at least half of what it
+# was offered in every trial, with a finite instruction count per packet.
+# (2) The bounds.
+/usr/bin/python3 - "$here/experiments/gate.yaml" "$out/gate.json" <<-'PY' || rc=1
+	import json, math, sys, yaml
+	bounds = yaml.safe_load(open(sys.argv[1]))["bounds"]
+	out = json.load(open(sys.argv[2]))
+	res = {r["behaviour"]: r for r in out["results"]}
+	trials = [(b, t) for b, t in out["config"].get("rot_trials", {}).items()]
+	trials += [(r["behaviour"], t) for r in out["results"] for t in r["trials"]]
+	bad = sorted({f"{b} ({t['delivered']}/{t['offered']})" for b, t in trials
+	              if t["dr"] < 0.5 or not 0 < t["insn_per_pkt"] < math.inf})
+	n = len(out["config"].get("rot_trials", {})) + len(res)
+	if bad or out["failed"]:
+	    print("not ok: rot: not configured or not carried: " + ", ".join(bad + out["failed"]))
+	else:
+	    print(f"ok: rot: {n} behaviours (every configuration script) configured, carrying their traffic")
+	ok, broken = 0, 0
+	for b in bounds:
+	    x, ref = res.get(b["x"]), res.get(b["ref"])
+	    if not x or not ref:
+	        print(f"not ok: {b['x']} / {b['ref']}: not measured")
+	        broken += 1
+	        continue
+	    v = ref["insn_per_pkt"]["mean"] / x["insn_per_pkt"]["mean"]
+	    good = v >= b["min"]
+	    print(f"{'ok' if good else 'not ok'}: {b['ref']} / {b['x']} instructions per "
+	          f"packet {v:.4f} (bound >= {b['min']}): {b['why']}")
+	    ok, broken = ok + good, broken + (not good)
+	print(f"gate: {ok} bounds held, {broken} broken")
+	sys.exit(1 if broken or bad or out["failed"] else 0)
+	PY
+echo "gate: done after $(( $(date +%s) - start )) s (guest time)"
+echo $rc > "$out/gate.status"
+exit $rc
