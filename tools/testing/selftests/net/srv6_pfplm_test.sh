@@ -410,8 +410,8 @@ scapy_query()
 	local method=$1 rec
 
 	# The latest exact block of f5 with a loss.
-	rec=$(jq -s -c '[.[] | select(.flow == "f5" and .status == "exact")]
-		| last' "$TMP/results.$method")
+	rec=$(jq -s -c '[.[] | select(.flow == "f5" and .status == "exact" and
+		.lost > 0)] | last' "$TMP/results.$method")
 	n "$r1" python3 - "$rec" "$SRC" "$LISTEN" "$PERIOD" <<-'EOF'
 	import json, socket, struct, sys
 	from scapy.all import UDP
