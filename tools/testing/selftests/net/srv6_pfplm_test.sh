@@ -69,7 +69,11 @@ sids()
 	local k=$1
 
 	if [ "$k" -eq 50 ]; then
-		echo "fc00:2::32,fc00:2::f1,fc00:2::f2,fc00:2::f3,fc00:2::f4,fc00:2::f5,fc00:3::e01,fc00:3::e02,fc00:3::e03,fc00:3::e04,fc00:3::e05,fc00:2::f6,fc00:2::f7,fc00:2::f8,fc00:2::f9,fc00:3::d6"
+		printf '%s,' fc00:2::32 fc00:2::f1 fc00:2::f2 fc00:2::f3 \
+			fc00:2::f4 fc00:2::f5 fc00:3::e01 fc00:3::e02 \
+			fc00:3::e03 fc00:3::e04 fc00:3::e05 fc00:2::f6 \
+			fc00:2::f7 fc00:2::f8 fc00:2::f9
+		echo fc00:3::d6
 	elif ((k % 2)); then
 		echo "fc00:2::$(printf %x "$k"),fc00:3::d6"
 	else
