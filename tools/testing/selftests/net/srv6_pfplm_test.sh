@@ -259,6 +259,8 @@ run_method()
 	flows_all=$(seq 1 $FLOWS)
 	flows_new="$(seq 1 48) 50 51"
 
+	# r2's drop counter counts this run's losses only.
+	n "$r2" ip6tables -w -Z FORWARD
 	# Someone else's rule and set, which pfplm must leave alone.
 	for ns in "$r1" "$r3"; do
 		n "$ns" ip6tables -w -t mangle -A FORWARD -p udp --dport 7 -j ACCEPT
