@@ -73,6 +73,17 @@ for t in "${tests[@]}"; do
 	esac
 done
 [ -f "$results/complete" ] || echo "# the guest did not finish the run"
+# The end of each failed test's log, so that a CI log that keeps only the
+# end of the output still says why.
+for t in "${tests[@]}"; do
+	read -r res rc secs <<< "${got[$t]:-none - -}"
+	[ "$res" = fail ] || [ "$res" = timeout ] || continue
+	log=${t#@}
+	log=$results/logs/${log//\//:}.log
+	[ -f "$log" ] || continue
+	echo "# --- the last 40 lines of $t's log"
+	tail -n 40 "$log" | sed 's/^/# /'
+done
 echo "$pass passed, $fail failed, $skip skipped"
 
 [ "$fail" = 0 ] || exit 1
