@@ -34,7 +34,7 @@ source lib.sh
 source srv6_flows_lib.sh
 
 readonly PERIOD=6
-readonly GUARD=1.5
+readonly GUARD=2
 readonly FLOWS=50
 readonly DOOM=0x80
 readonly SRC=fc00:1::100
