@@ -79,8 +79,8 @@ p0=$(sid_packets)
 out=$(sender -j -c 20 -i 0.02 --ssid 5 --segs "$SID" --tlv-dm fc00:4::1)
 rc=$?
 p=$(( $(sid_packets) - p0 ))
-s=$(echo "$out" | jq -c '.summary | [.sent, .received, .lost, .rtt_us.min > 0,
-	.fwd_us.min > 0, .back_us.min > 0, .dm.forward_loss, .dm.backward_loss]')
+s=$(echo "$out" | jq -c '.summary | [.sent, .received, .lost, .rtt_ns.min > 0,
+	.fwd_ns.min > 0, .back_ns.min > 0, .dm.forward_loss, .dm.backward_loss]')
 if [ "$rc" -eq 0 ] && [ "$s" = "[20,20,0,true,true,true,0,0]" ] && [ "$p" -eq 40 ]; then
 	ok "SRv6 both ways: 20/20, delays positive, DM loss 0, 40 via End"
 else
@@ -116,7 +116,7 @@ done
 
 # IPv4, PTP timestamps, TLVs
 out=$(sender -j -c 3 -i 0.05 --ptp --tlv-timestamp --tlv-cos 46 --tlv-padding 12 10.0.2.4)
-s=$(echo "$out" | jq -c '.summary | [.received, .fwd_us.min > 0]')
+s=$(echo "$out" | jq -c '.summary | [.received, .fwd_ns.min > 0]')
 [ "$s" = "[3,true]" ] && ok "IPv4, PTPv2 timestamps, TLVs" ||
 	ko "IPv4, PTPv2 timestamps, TLVs" "$s"
 
