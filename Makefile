@@ -88,8 +88,10 @@ tools: fetch
 	@$(PREFIX)/sbin/ip -V
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
-# make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]
-prefix ?= /usr/local
+# make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]; PREFIX=DIR on
+# the command line is taken for prefix too (it is the build's own prefix,
+# build/prefix, otherwise).
+prefix ?= $(if $(filter command line,$(origin PREFIX)),$(PREFIX),/usr/local)
 install-tools:
 	@scripts/install-tools.sh $(DESTDIR)$(prefix)
 
