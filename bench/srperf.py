@@ -68,6 +68,19 @@ def t95(df):
     return 1.96
 
 
+def json_safe(x):
+    """x with every float that is not finite (NaN: not measured; inf: no
+    packet counted) replaced by None, so that it is written as JSON's null:
+    json.dump() would write NaN and Infinity, which are not JSON."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x
+
+
 def log(msg):
     print(f"srperf: {msg}", flush=True)
 
@@ -857,7 +870,7 @@ def write_results(outdir, out, header, row):
     HEADER line, then ROW(result) for each."""
     name = out["experiment"]
     with open(os.path.join(outdir, f"{name}.json"), "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(json_safe(out), f, indent=1, allow_nan=False)
     with open(os.path.join(outdir, f"{name}.csv"), "w") as f:
         f.write(header + "\n")
         for r in out["results"]:
