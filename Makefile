@@ -100,9 +100,10 @@ check: kernel tools uapi-check gate check-host
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # The tests that need no guest, on the host (seconds, no privileges):
-# stamp-sender against a Scapy-built Session-Reflector on the loopback.
+# stamp-sender against a Scapy-built Session-Reflector on the loopback, and
+# the bench's statistics (t quantiles, strict JSON).
 check-host:
-	@$(call stage,check-host,stamp-sender/interop-test.py)
+	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
 # gives, and above mainline's highest in its enum.
