@@ -48,7 +48,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools check check-harness demo bench insn gate series series-build \
+.PHONY: help deps fetch tree kernel tools install-tools check check-host check-harness demo bench insn gate series series-build \
 	uapi-check kernel-stock check-stock \
 	clean distclean
 
@@ -88,14 +88,22 @@ tools: fetch
 	@$(PREFIX)/sbin/ip -V
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
-# make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]
-prefix ?= /usr/local
+# make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]; PREFIX=DIR on
+# the command line is taken for prefix too (it is the build's own prefix,
+# build/prefix, otherwise).
+prefix ?= $(if $(filter command line,$(origin PREFIX)),$(PREFIX),/usr/local)
 install-tools:
 	@scripts/install-tools.sh $(DESTDIR)$(prefix)
 
 # ----------------------------------------------------------------- tests --
-check: kernel tools uapi-check gate
+check: kernel tools uapi-check gate check-host
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# The tests that need no guest, on the host (seconds, no privileges):
+# stamp-sender against a Scapy-built Session-Reflector on the loopback, and
+# the bench's statistics (t quantiles, strict JSON).
+check-host:
+	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
 # gives, and above mainline's highest in its enum.

@@ -9,7 +9,12 @@ usage: compare.py A.json B.json
 """
 
 import json
+import math
 import sys
+
+
+def missing(x):
+    return x is None or not math.isfinite(x)
 
 
 def load(path):
@@ -29,6 +34,10 @@ def main():
         if not y or "insn_ratio" not in x or "insn_ratio" not in y:
             continue
         xi, yi, xr, yr = x["insn_per_pkt"], y["insn_per_pkt"], x["insn_ratio"], y["insn_ratio"]
+        # null (NaN in older files): not measured, or one repetition
+        if any(missing(s[k]) for s in (xi, yi, xr, yr) for k in ("mean", "cv")):
+            print(f"| {name} | - | - | - | - | - |")
+            continue
         d = (yr["mean"] - xr["mean"]) / xr["mean"]
         worst_d = max(worst_d, abs(d))
         worst_cv = max(worst_cv, xi["cv"], yi["cv"], xr["cv"], yr["cv"])

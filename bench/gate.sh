@@ -77,8 +77,11 @@ echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
 	res = {r["behaviour"]: r for r in out["results"]}
 	trials = [(b, t) for b, t in out["config"].get("rot_trials", {}).items()]
 	trials += [(r["behaviour"], t) for r in out["results"] for t in r["trials"]]
+	# a count that could not be made is null (srperf writes no NaN, no inf)
 	bad = sorted({f"{b} ({t['delivered']}/{t['offered']})" for b, t in trials
-	              if t["dr"] < 0.5 or not 0 < t["insn_per_pkt"] < math.inf})
+	              if t["dr"] is None or t["dr"] < 0.5
+	              or t["insn_per_pkt"] is None
+	              or not 0 < t["insn_per_pkt"] < math.inf})
 	n = len(out["config"].get("rot_trials", {})) + len(res)
 	if bad or out["failed"]:
 	    print("not ok: rot: not configured or not carried: " + ", ".join(bad + out["failed"]))
@@ -87,7 +90,8 @@ echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
 	ok, broken = 0, 0
 	for b in bounds:
 	    x, ref = res.get(b["x"]), res.get(b["ref"])
-	    if not x or not ref:
+	    if not x or not ref or not x["insn_per_pkt"]["mean"] \
+	            or ref["insn_per_pkt"]["mean"] is None:
 	        print(f"not ok: {b['x']} / {b['ref']}: not measured")
 	        broken += 1
 	        continue

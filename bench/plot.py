@@ -19,6 +19,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def missing(x):
+    """Not measured: null in the JSON (NaN in files of older srperfs)."""
+    return x is None or not math.isfinite(x)
+
+
+def err(x):
+    """An error bar: none when the CI95 is unknown (one repetition)."""
+    return 0.0 if missing(x) else x
+
+
 def plot_cost(res, out):
     rows = res["results"]
     names = [r["behaviour"] for r in rows]
@@ -26,11 +36,12 @@ def plot_cost(res, out):
     # The measures there are: CPU time (not with `stolen: false`) and, in an
     # icount bench, instructions; one panel each.
     panels = []
-    if not any(math.isnan(r["ratio"]["mean"]) for r in rows):
+    if not any(missing(r["ratio"]["mean"]) for r in rows):
         panels.append(("ratio", lambda r: f"{r['ratio']['mean']:.2f}\n"
                        f"{r['capacity_kpps']:.0f}k",
                        f"{res['baseline']}'s CPU time per packet / this one's"))
-    if all("insn_ratio" in r for r in rows):
+    if all("insn_ratio" in r and not missing(r["insn_ratio"]["mean"])
+           for r in rows):
         panels.append(("insn_ratio", lambda r: f"{r['insn_ratio']['mean']:.3f}\n"
                        f"{r['insn_per_pkt']['mean']:.0f}",
                        f"{res['baseline']}'s instructions per packet / this one's"))
@@ -38,7 +49,7 @@ def plot_cost(res, out):
                              figsize=(max(6, 0.7 * len(rows) + 2), 4.5 * len(panels)))
     for ax, (key, label, ylabel) in zip(axes[:, 0], panels):
         ratio = [r[key]["mean"] for r in rows]
-        ci = [r[key]["ci95"] for r in rows]
+        ci = [err(r[key]["ci95"]) for r in rows]
         bars = ax.bar(names, ratio, yerr=ci, capsize=3, color=colour)
         for b, r, c in zip(bars, rows, ci):
             ax.annotate(label(r), (b.get_x() + b.get_width() / 2, b.get_height() + c),
@@ -66,14 +77,16 @@ def main():
         return
     rows = res["results"]
     names = [r["behaviour"] for r in rows]
+    if any(missing(r["pdr"]["mean"]) for r in rows):
+        sys.exit(f"plot: {sys.argv[1]}: a behaviour has no PDR")
     pdr = [r["pdr"]["mean"] / 1e3 for r in rows]
-    ci = [r["pdr"]["ci95"] / 1e3 for r in rows]
+    ci = [err(r["pdr"]["ci95"]) / 1e3 for r in rows]
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) + 2), 4.5))
     bars = ax.bar(names, pdr, yerr=ci, capsize=3,
                   color=["#888" if r["behaviour"] == res["baseline"] else
                          "#c44" if r["generator_bound"] else "#47a" for r in rows])
     for b, r in zip(bars, rows):
-        if r.get("ratio"):
+        if r.get("ratio") and not missing(r["ratio"]["mean"]):
             ax.annotate(f"{r['ratio']['mean']:.2f}", (b.get_x() + b.get_width() / 2, b.get_height()),
                         ha="center", va="bottom", fontsize=8, xytext=(0, 3),
                         textcoords="offset points")

@@ -55,17 +55,43 @@ GEN_CPU, SUT_CPU = 0, 1
 BACKLOG = 10000
 DRAIN = 0.02           # seconds after the generator stops
 
-# Student's t, two-sided 95%, by degrees of freedom.
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
-       7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086,
-       30: 2.042}
+# Student's t distribution's 0.975 quantile (a two-sided 95% interval) by
+# degrees of freedom, 1 to 30, as printed in the usual tables.
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+        2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
+        2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+        2.048, 2.045, 2.042)
+Z975 = 1.959963984540054    # the normal distribution's
 
 
 def t95(df):
-    for k in sorted(T95):
-        if df <= k:
-            return T95[k]
-    return 1.96
+    """Student's t 0.975 quantile for df degrees of freedom (the CI95 of a
+    mean of df + 1 values is t95(df) * sd / sqrt(df + 1)).  From the table
+    up to 30; above, the Cornish-Fisher expansion in 1/df (Abramowitz and
+    Stegun 26.7.5), within 0.0005 of the exact value there and closer as
+    df grows.  No scipy in the guest."""
+    if df < 1:
+        raise ValueError(f"t quantile for {df} degrees of freedom")
+    if df <= len(T975):
+        return T975[df - 1]
+    z = Z975
+    return (z + (z ** 3 + z) / (4 * df)
+            + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z)
+            / (384 * df ** 3))
+
+
+def json_safe(x):
+    """x with every float that is not finite (NaN: not measured; inf: no
+    packet counted) replaced by None, so that it is written as JSON's null:
+    json.dump() would write NaN and Infinity, which are not JSON."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x
 
 
 def log(msg):
@@ -441,16 +467,25 @@ def pdr_search(gen, trial, lo, hi, threshold, accuracy, trials):
 
 
 def stats(values):
+    """Mean, standard deviation, CV and the half-width of the 95%
+    confidence interval of the mean of values (one per repetition: n is
+    the number of repetitions, the t quantile that of n - 1 degrees of
+    freedom).  What cannot be computed is NaN (null in the JSON): all of
+    it when a value was not measured or is infinite, the spread of a
+    single value."""
     n = len(values)
-    if any(math.isnan(v) for v in values):     # not measured
+    if n == 0 or not all(math.isfinite(v) for v in values):
         return {"n": n, "mean": math.nan, "sd": math.nan, "cv": math.nan,
                 "ci95": math.nan}
     mean = statistics.fmean(values)
-    sd = statistics.stdev(values) if n > 1 else 0.0
+    if n == 1:
+        return {"n": 1, "mean": mean, "sd": math.nan, "cv": math.nan,
+                "ci95": math.nan}
+    sd = statistics.stdev(values)
     return {
         "n": n, "mean": mean, "sd": sd,
-        "cv": sd / mean if mean else 0.0,
-        "ci95": t95(n - 1) * sd / math.sqrt(n) if n > 1 else 0.0,
+        "cv": sd / mean if mean else math.nan,
+        "ci95": t95(n - 1) * sd / math.sqrt(n),
     }
 
 
@@ -857,7 +892,7 @@ def write_results(outdir, out, header, row):
     HEADER line, then ROW(result) for each."""
     name = out["experiment"]
     with open(os.path.join(outdir, f"{name}.json"), "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(json_safe(out), f, indent=1, allow_nan=False)
     with open(os.path.join(outdir, f"{name}.csv"), "w") as f:
         f.write(header + "\n")
         for r in out["results"]:

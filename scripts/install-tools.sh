@@ -3,7 +3,8 @@
 #
 # Install srv6-oam's user-space tools: stamp-sender, pfplm and the STAMP
 # codec they share (stamp_wire.py) in DEST/lib/srv6-oam, with commands in
-# DEST/bin and the tools' documentation in DEST/share/doc/srv6-oam.
+# DEST/bin, stamp-sender's man page in DEST/share/man/man1 and the tools'
+# documentation in DEST/share/doc/srv6-oam.
 #
 # usage: install-tools.sh DEST      (e.g. /usr/local, or $DESTDIR/usr)
 
@@ -13,9 +14,11 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:?usage: install-tools.sh DEST}
 lib=$dest/lib/srv6-oam
 
-install -d "$lib" "$dest/bin" "$dest/share/doc/srv6-oam"
+install -d "$lib" "$dest/bin" "$dest/share/doc/srv6-oam" \
+	"$dest/share/man/man1"
 install -m 644 "$TOP/stamp-sender/stamp_wire.py" "$lib/"
 install -m 755 "$TOP/stamp-sender/stamp-sender" "$TOP/pfplm/pfplm" "$lib/"
+install -m 644 "$TOP/stamp-sender/stamp-sender.1" "$dest/share/man/man1/"
 install -m 644 "$TOP/stamp-sender/README.md" \
 	"$dest/share/doc/srv6-oam/stamp-sender.md"
 install -m 644 "$TOP/pfplm/README.md" "$dest/share/doc/srv6-oam/pfplm.md"

@@ -180,16 +180,59 @@ def tlv(tlv_type, value, flags=0):
     return TLV_HDR.pack(flags, tlv_type, len(value)) + value
 
 
-def build_test_packet(seq, timestamp, ee, ssid, tlvs, key):
-    """A Session-Sender test packet; key None means unauthenticated."""
+# Where T1 goes in a test packet: after the Sequence Number (unauthenticated)
+# or after the Sequence Number and 12 MBZ bytes (authenticated).
+T1_OFFSET, AUTH_T1_OFFSET = 4, 16
+
+
+def hmac_state(key):
+    """An HMAC-SHA-256 object keyed with key, with nothing hashed yet:
+    copy() it for each message to skip the key schedule (None: no key)."""
+    return None if key is None else hmac.new(key, digestmod=hashlib.sha256)
+
+
+def prepare_test_packet(seq, ee, ssid, tlvs, key):
+    """A Session-Sender test packet, complete but for T1 and the HMAC over
+    it: a bytearray to give finish_test_packet() once T1 is known.
+
+    The HMAC TLV (over the Sequence Number and the TLVs) does not cover T1:
+    it is computed here. key None means unauthenticated."""
     if key is None:
-        return SENDER.pack(seq, timestamp, ee, ssid) + tlvs
-    base = AUTH_SENDER.pack(seq, timestamp, ee, ssid,
-                            bytes(HMAC_LEN))[:AUTH_HMAC_OFFSET]
-    packet = base + truncated_hmac(key, base)
+        return bytearray(SENDER.pack(seq, bytes(8), ee, ssid) + tlvs)
+    packet = bytearray(AUTH_SENDER.pack(seq, bytes(8), ee, ssid,
+                                        bytes(HMAC_LEN)))
     if tlvs:
-        packet += tlvs + tlv(TLV_HMAC, truncated_hmac(key, packet[:4] + tlvs))
+        packet += tlvs + tlv(TLV_HMAC,
+                             truncated_hmac(key, bytes(packet[:4]) + tlvs))
     return packet
+
+
+def finish_test_packet(packet, timestamp, state):
+    """Write T1 (8 bytes, encoded) into a prepare_test_packet() buffer and,
+    in authenticated mode, the HMAC over the base packet that covers it.
+
+    state: hmac_state(key) of the key the packet was prepared with, None
+    when unauthenticated. Returns packet."""
+    if state is None:
+        packet[T1_OFFSET:T1_OFFSET + 8] = timestamp
+        return packet
+    packet[AUTH_T1_OFFSET:AUTH_T1_OFFSET + 8] = timestamp
+    digest = state.copy()
+    digest.update(memoryview(packet)[:AUTH_HMAC_OFFSET])
+    packet[AUTH_HMAC_OFFSET:AUTH_HMAC_OFFSET + HMAC_LEN] = \
+        digest.digest()[:HMAC_LEN]
+    return packet
+
+
+def build_test_packet(seq, timestamp, ee, ssid, tlvs, key):
+    """A Session-Sender test packet with T1 = timestamp (8 bytes, encoded),
+    as bytes; key None means unauthenticated.
+
+    A sender that reads its clock for T1 should call prepare_test_packet()
+    first and finish_test_packet() right after reading it instead."""
+    return bytes(finish_test_packet(
+        prepare_test_packet(seq, ee, ssid, tlvs, key), timestamp,
+        hmac_state(key)))
 
 
 def build_srh(final, segments):

@@ -15,6 +15,7 @@ cd "$(dirname "$0")"
 SENDER=$PWD/stamp-sender
 KEY=000102030405060708090a0b0c0d0e0f
 SID=fc00:2::e
+KEYFILE=$(mktemp) || exit 1
 fail=0
 
 ok() { printf 'TEST: %-66s [ OK ]\n' "$1"; }
@@ -23,6 +24,7 @@ ko() { printf 'TEST: %-66s [FAIL]\n\t%s\n' "$1" "$2"; fail=1; }
 cleanup()
 {
 	for ns in snd r refl; do ip netns del "stsnd-$ns" 2>/dev/null; done
+	rm -f "$KEYFILE"
 }
 trap cleanup EXIT
 
@@ -79,8 +81,8 @@ p0=$(sid_packets)
 out=$(sender -j -c 20 -i 0.02 --ssid 5 --segs "$SID" --tlv-dm fc00:4::1)
 rc=$?
 p=$(( $(sid_packets) - p0 ))
-s=$(echo "$out" | jq -c '.summary | [.sent, .received, .lost, .rtt_us.min > 0,
-	.fwd_us.min > 0, .back_us.min > 0, .dm.forward_loss, .dm.backward_loss]')
+s=$(echo "$out" | jq -c '.summary | [.sent, .received, .lost, .rtt_ns.min > 0,
+	.fwd_ns.min > 0, .back_ns.min > 0, .dm.forward_loss, .dm.backward_loss]')
 if [ "$rc" -eq 0 ] && [ "$s" = "[20,20,0,true,true,true,0,0]" ] && [ "$p" -eq 40 ]; then
 	ok "SRv6 both ways: 20/20, delays positive, DM loss 0, 40 via End"
 else
@@ -116,17 +118,27 @@ done
 
 # IPv4, PTP timestamps, TLVs
 out=$(sender -j -c 3 -i 0.05 --ptp --tlv-timestamp --tlv-cos 46 --tlv-padding 12 10.0.2.4)
-s=$(echo "$out" | jq -c '.summary | [.received, .fwd_us.min > 0]')
+s=$(echo "$out" | jq -c '.summary | [.received, .fwd_ns.min > 0]')
 [ "$s" = "[3,true]" ] && ok "IPv4, PTPv2 timestamps, TLVs" ||
 	ko "IPv4, PTPv2 timestamps, TLVs" "$s"
 
-# authenticated mode, right and wrong key
-out=$(sender -j -c 3 -i 0.05 -p 863 --ssid 6 --auth-key "$KEY" --tlv-dm fc00:4::1)
-s=$(echo "$out" | jq -c '.summary | [.received, .bad_auth]')
-[ "$s" = "[3,0]" ] && ok "authenticated: right key" || ko "authenticated: right key" "$s"
-sender -q -c 2 -i 0.05 -p 863 --ssid 6 --auth-key "${KEY/00/ff}" fc00:4::1 >/dev/null
+# authenticated mode, right and wrong key; the key from a file or from the
+# environment, never from the command line
+echo "$KEY" >"$KEYFILE"
+out=$(sender -j -c 3 -i 0.05 -p 863 --ssid 6 --key-file "$KEYFILE" --tlv-dm fc00:4::1)
+s=$(echo "$out" | jq -c '[.authenticated, .summary.received, .summary.bad_auth]')
+[ "$s" = "[true,3,0]" ] && ok "authenticated: right key (--key-file)" ||
+	ko "authenticated: right key (--key-file)" "$s"
+out=$(STAMP_KEY=$KEY sender -j -c 3 -i 0.05 -p 863 --ssid 6 --auth fc00:4::1)
+s=$(echo "$out" | jq -c '[.authenticated, .summary.received, .summary.bad_auth]')
+[ "$s" = "[true,3,0]" ] && ok "authenticated: right key (STAMP_KEY)" ||
+	ko "authenticated: right key (STAMP_KEY)" "$s"
+STAMP_KEY=${KEY/00/ff} sender -q -c 2 -i 0.05 -p 863 --ssid 6 --auth fc00:4::1 >/dev/null
 [ $? -eq 1 ] && ok "authenticated: wrong key, no reply, exit 1" ||
 	ko "authenticated: wrong key, no reply, exit 1" "exit status not 1"
+sender -q -c 1 -p 863 --ssid 6 --auth-key "$KEY" fc00:4::1 >/dev/null 2>&1
+[ $? -eq 2 ] && ok "a key on the command line is refused, exit 2" ||
+	ko "a key on the command line is refused, exit 2" "exit status not 2"
 
 # the text output an operator reads
 out=$(sender -c 2 -i 0.05 --ssid 5 fc00:4::1)
