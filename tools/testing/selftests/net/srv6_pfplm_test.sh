@@ -404,6 +404,9 @@ run_method()
 		n "$ns" ip6tables -w -t mangle -D FORWARD -p udp --dport 7 -j ACCEPT
 		n "$ns" ipset destroy other
 	done
+	# How the host's speed showed (whatever the result): late switches
+	# and readings make blocks unknown, never wrong.
+	grep -h -e " late" -e "no answer" "$ing" "$egr" | head -n 10
 	if [ "$RET" != 0 ]; then
 		echo "--- ingress log"; tail -n 30 "$ing"
 		echo "--- egress log"; tail -n 30 "$egr"
