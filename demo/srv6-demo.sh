@@ -14,7 +14,9 @@
 #   SIDs: r1 fc00:1::/48, r2 fc00:2::/48, r3 fc00:3::/48
 #
 # Prints what an operator looks at: the routes, a ping and its path on the
-# wire, the per-behaviour counters, a STAMP measurement of the path, an IOAM
+# wire, the per-behaviour counters, IPv4 over End.X and End.DX4
+# cross-connects and End.DT4's table mode, counted per SID list by an
+# ip6tables --srh-sid-list rule and a hash:sr6 set, a STAMP measurement of the path, an IOAM
 # trace and Edge-to-Edge loss counters, and a per-flow loss report by
 # alternate marking (pfplm).  Exits non-zero if the network does not
 # carry the traffic as it should.
@@ -122,6 +124,65 @@ want=$((2 * (PINGS + 1)))
 section "check"
 echo "End on r2 counted ${pkts:-0} packets, expected $want"
 [ "${pkts:-0}" = "$want" ] || ok=0
+
+# IPv4 over SRv6, with the cross-connects and End.DT4's table mode: hs1's
+# pings to hs2 (10.0.2.1) go r1 H.Encaps -> r2 End.X cross-connected to
+# veth-r3 (no route lookup) -> r3 End.DX4 cross-connected to veth-hs2; the
+# replies go r3 H.Encaps -> r2 End -> r1 End.DT4 looking up table 100.
+# r2 counts both directions by SID list, with one --srh-sid-list rule
+# and with a hash:sr6 set with counters.
+nsx hs1 ip -4 addr add 10.0.1.1/24 dev eth0
+nsx hs1 ip -4 route add default via 10.0.1.254
+nsx hs2 ip -4 addr add 10.0.2.1/24 dev eth0
+nsx hs2 ip -4 route add default via 10.0.2.254
+nsx r1 ip -4 addr add 10.0.1.254/24 dev veth-hs1
+nsx r3 ip -4 addr add 10.0.2.254/24 dev veth-hs2
+for n in r1 r3; do
+	nsx "$n" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0
+done
+nsx r1 ip -4 route add 10.0.2.0/24 encap seg6 mode encap segs fc00:2::e3,fc00:3::d4 dev veth-r2
+nsx r2 ip -6 route add fc00:2::e3/128 encap seg6local action End.X nh6 fcf0:23::3 \
+	oif veth-r3 xconnect count dev veth-r1
+nsx r3 ip -6 route add fc00:3::d4/128 encap seg6local action End.DX4 nh4 10.0.2.1 \
+	oif veth-hs2 xconnect count dev veth-hs2
+nsx r3 ip -4 route add 10.0.1.0/24 encap seg6 mode encap segs fc00:2::e,fc00:1::d4 dev veth-r2
+nsx r1 ip -4 route add 10.0.1.0/24 dev veth-hs1 table 100
+nsx r1 ip -6 route add fc00:1::d4/128 encap seg6local action End.DT4 table 100 count dev veth-hs1
+nsx r2 ip6tables -w -t mangle -A PREROUTING -m srh --srh-sid-list fc00:2::e3,fc00:3::d4
+nsx r2 ipset create demo-flows hash:sr6 counters
+nsx r2 ipset add demo-flows fc00:2::e3,fc00:3::d4
+nsx r2 ipset add demo-flows fc00:2::e,fc00:1::d4
+nsx r2 ip6tables -w -t mangle -A PREROUTING -m set --match-set demo-flows dst
+section "IPv4 over SRv6: r2 End.X and r3 End.DX4 cross-connected (oif ... xconnect), r1 End.DT4 table 100"
+nsx r2 ip -6 route show fc00:2::e3/128
+nsx r3 ip -6 route show fc00:3::d4/128
+nsx r1 ip -6 route show fc00:1::d4/128
+section "hs1: ping -4 -c $PINGS 10.0.2.1"
+nsx hs1 ping -4 -c "$PINGS" -i 0.2 -W 2 10.0.2.1 || ok=0
+section "r2: ip6tables -t mangle -L PREROUTING -v (the SID-list match)"
+nsx r2 ip6tables -w -t mangle -L PREROUTING -v -x -n
+section "r2: ipset list demo-flows (hash:sr6, a counter per SID list)"
+nsx r2 ipset list demo-flows
+section "check"
+seg6_pkts() { # NODE SID: the seg6local counter of SID
+	nsx "$1" ip -s -6 route show "$2/128" | sed -n 's/.*packets \([0-9]*\).*/\1/p'
+}
+for c in "r2 fc00:2::e3 End.X_xconnect" "r3 fc00:3::d4 End.DX4_xconnect" \
+	 "r1 fc00:1::d4 End.DT4_table"; do
+	read -r n sid what <<< "$c"
+	got=$(seg6_pkts "$n" "$sid")
+	echo "$what on $n ($sid) counted ${got:-0} packets, expected $PINGS"
+	[ "${got:-0}" = "$PINGS" ] || ok=0
+done
+got=$(nsx r2 ip6tables -w -t mangle -L PREROUTING -v -x -n | awk '/sid-list/ { print $1; exit }')
+echo "r2's --srh-sid-list rule counted ${got:-0} packets (the echo requests), expected $PINGS"
+[ "${got:-0}" = "$PINGS" ] || ok=0
+for l in fc00:2::e3,fc00:3::d4 fc00:2::e,fc00:1::d4; do
+	got=$(nsx r2 ipset list demo-flows | awk -v l="$l" '$1 == l { for (i = 2; i < NF; i++) if ($i == "packets") print $(i + 1) }')
+	echo "r2's hash:sr6 element $l counted ${got:-0} packets, expected $PINGS"
+	[ "${got:-0}" = "$PINGS" ] || ok=0
+done
 
 # STAMP over the same SRv6 path: hs2 answers with the kernel's
 # Session-Reflector, hs1 measures with stamp-sender.
