@@ -26,7 +26,9 @@ SERIESOUT := $(BUILD)/series
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
 CACHE_DIR ?= $(HOME)/.cache/srv6-oam
 CCACHE_DIR ?= $(HOME)/.cache/ccache
-JOBS      ?= 3
+# Parallel jobs of the kernel and tool builds: the CPUs we may run on
+# (nproc); make JOBS=N (or JOBS in the environment) overrides it.
+JOBS      ?= $(shell nproc)
 FRAGMENTS := $(TOP)/config/guest.config
 
 # Paths under the checkout are hashed relative to it: a fresh clone (CI's)

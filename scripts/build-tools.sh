@@ -17,7 +17,7 @@ SRC=${USRC:-$TOP/build/src}
 PREFIX=$(mkdir -p "$1" && realpath "$1")
 shift
 PKGS=${*:-iproute2 iptables ipset}
-JOBS=${JOBS:-3}
+JOBS=${JOBS:-$(nproc)}
 
 export GIT_AUTHOR_NAME=${SERIES_AUTHOR_NAME:-"srv6-oam developers"}
 export GIT_AUTHOR_EMAIL=${SERIES_AUTHOR_EMAIL:-"srv6-oam@lists.invalid"}
