@@ -26,7 +26,9 @@ SERIESOUT := $(BUILD)/series
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
 CACHE_DIR ?= $(HOME)/.cache/srv6-oam
 CCACHE_DIR ?= $(HOME)/.cache/ccache
-JOBS      ?= 3
+# Parallel jobs of the kernel and tool builds: the CPUs we may run on
+# (nproc); make JOBS=N (or JOBS in the environment) overrides it.
+JOBS      ?= $(shell nproc)
 FRAGMENTS := $(TOP)/config/guest.config
 
 # Paths under the checkout are hashed relative to it: a fresh clone (CI's)
@@ -42,7 +44,7 @@ APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	libmnl-dev libnftnl-dev autoconf automake libtool libltdl-dev pkg-config \
 	libcap-dev \
 	python3-scapy python3-yaml python3-matplotlib tshark iputils-ping \
-	ethtool tcpdump socat jq nftables
+	ethtool tcpdump socat jq nftables groff-base
 PIP_PKGS := virtme-ng==1.42
 
 # Print how long each stage took: $(call stage,NAME,COMMAND)
@@ -85,6 +87,7 @@ kernel-stock: tree
 tools: fetch
 	@$(call stage,tools,scripts/build-tools.sh $(PREFIX))
 	@scripts/install-tools.sh $(PREFIX)
+	@scripts/check-man.sh $(PREFIX)
 	@$(PREFIX)/sbin/ip -V
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:

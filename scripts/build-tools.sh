@@ -17,7 +17,7 @@ SRC=${USRC:-$TOP/build/src}
 PREFIX=$(mkdir -p "$1" && realpath "$1")
 shift
 PKGS=${*:-iproute2 iptables ipset}
-JOBS=${JOBS:-3}
+JOBS=${JOBS:-$(nproc)}
 
 export GIT_AUTHOR_NAME=${SERIES_AUTHOR_NAME:-"srv6-oam developers"}
 export GIT_AUTHOR_EMAIL=${SERIES_AUTHOR_EMAIL:-"srv6-oam@lists.invalid"}
@@ -61,15 +61,19 @@ build_iproute2() {
 	(
 		cd "$dir"
 		[ -f config.mk ] || ./configure --libbpf_force=off > /dev/null
-		make -s -j"$JOBS" SUBDIRS="lib ip tc bridge" > /dev/null
+		# man/man8: ip-address.8, ip-link.8, ip-netns.8 and ip-route.8
+		# are made from their .in there, with the paths the binaries
+		# are built with (@SYSCONFDIR@, @NETNS_RUN_DIR@, ...) put in
+		# from the variables of the top Makefile.  (Not "man": its
+		# Makefile has a SUBDIRS of its own, which ours would override.)
+		make -s -j"$JOBS" SUBDIRS="lib ip tc bridge man/man8" > /dev/null
 	)
 	install -D -m 0755 "$dir/ip/ip" "$PREFIX/sbin/ip"
 	install -D -m 0755 "$dir/tc/tc" "$PREFIX/sbin/tc"
 	install -D -m 0755 "$dir/bridge/bridge" "$PREFIX/sbin/bridge"
-	mkdir -p "$PREFIX/share/man/man8"
-	for m in "$dir"/man/man8/ip-*.8.in "$dir"/man/man8/ip-*.8 "$dir"/man/man8/ip.8; do
-		cp "$m" "$PREFIX/share/man/man8/$(basename "${m%.in}")"
-	done
+	install -d "$PREFIX/share/man/man8"
+	install -m 0644 "$dir"/man/man8/ip-*.8 "$dir"/man/man8/ip.8 \
+		"$PREFIX/share/man/man8/"
 }
 
 build_autotools() {
@@ -87,9 +91,13 @@ build_autotools() {
 	) > "$logf" 2>&1 || { tail -n 30 "$logf" >&2; die "building $pkg failed, see $logf"; }
 }
 
+# A package is built and installed again when its tree was made again, or
+# when this script changed since it was last built (FORCE=1: always).
+script_sum=$(sha256sum < "$0" | cut -d' ' -f1)
 for pkg in $PKGS; do
 	prepare "$pkg"
-	[ -e "$SRC/$pkg/.srv6-oam-built" ] && [ "${FORCE:-0}" = 0 ] && continue
+	[ "$(cat "$SRC/$pkg/.srv6-oam-built" 2>/dev/null)" = "$script_sum" ] &&
+		[ "${FORCE:-0}" = 0 ] && continue
 	log "building $pkg into $PREFIX"
 	case $pkg in
 	iproute2) build_iproute2 ;;
@@ -97,5 +105,5 @@ for pkg in $PKGS; do
 	ipset) build_autotools ipset --with-kmod=no ;;
 	*) die "unknown package $pkg" ;;
 	esac
-	touch "$SRC/$pkg/.srv6-oam-built"
+	echo "$script_sum" > "$SRC/$pkg/.srv6-oam-built"
 done

@@ -12,6 +12,16 @@
 #
 # Everything is kept in $CACHE_DIR so that a second run fetches nothing.
 # The versions we got are recorded in $CACHE_DIR/versions.env.
+#
+# The system's apt configuration is not changed.  The source packages are
+# found through an apt configuration of our own, $CACHE_DIR/apt: a deb-src
+# entry for bookworm, bookworm-updates and bookworm-security
+# ($DEBIAN_MIRROR, $DEBIAN_SECURITY_MIRROR) and its own package lists and
+# cache, given to apt-get with -o Dir::Etc::SourceList, SourceParts,
+# Dir::State::Lists and Dir::Cache; the rest of the system's configuration
+# (apt.conf.d: proxies and the like) still applies.  No root is needed for
+# that part.  The kernel is a binary package: `apt-get download` with the
+# system's configuration, as `make deps` installs packages.
 
 set -euo pipefail
 
@@ -19,33 +29,62 @@ CACHE_DIR=${CACHE_DIR:-$HOME/.cache/srv6-oam}
 KERNEL_PKG=${KERNEL_PKG:-linux-source-6.12}
 # Debian bookworm's userspace, pinned: the series are made against these.
 USERSPACE_PKGS=${USERSPACE_PKGS:-"iproute2=6.1.0-3 iptables=1.8.9-2 ipset=7.17-1"}
-SRC_LIST=/etc/apt/sources.list.d/srv6-oam-bookworm-src.sources
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+APT_DIR=$CACHE_DIR/apt
+# What earlier versions of this script added to the system's configuration.
+OLD_SRC_LIST=/etc/apt/sources.list.d/srv6-oam-bookworm-src.sources
 
 log() { printf 'fetch: %s\n' "$*" >&2; }
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
-have_bookworm_src() {
-	grep -rqsE '^(deb-src[[:space:]].*[[:space:]]bookworm[[:space:]]|Types:.*deb-src)' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/ || return 1
-	# A deb822 file with deb-src must also name bookworm.
-	apt-get indextargets --format '$(CREATED_BY) $(RELEASE)' 2>/dev/null |
-		grep -q '^Sources bookworm$'
+# apt-get with our own sources, lists and cache, for source packages.
+# Run as root, apt would download as its sandbox user _apt, who may not
+# write into $CACHE_DIR in root's home directory: download as root then (apt
+# would fall back to it anyway, with a warning).
+src_apt() {
+	local sandbox=()
+	[ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+	apt-get -o Dir::Etc::SourceList="$APT_DIR/sources.list" \
+		-o Dir::Etc::SourceParts="$APT_DIR/sources.list.d" \
+		-o Dir::State::Lists="$APT_DIR/lists" \
+		-o Dir::Cache="$APT_DIR/cache" \
+		"${sandbox[@]}" "$@"
 }
 
-ensure_deb_src() {
-	if ! have_bookworm_src; then
-		log "adding a deb-src entry for bookworm ($SRC_LIST)"
-		$SUDO tee "$SRC_LIST" > /dev/null <<-EOT
-		# Added by srv6-oam's Makefile: source packages of Debian bookworm.
-		Types: deb-src
-		URIs: http://deb.debian.org/debian
-		Suites: bookworm
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-		EOT
-		$SUDO apt-get update -q >&2
+# Write our apt configuration, and download its package lists (the Sources
+# indices only) once per run, the first time a source package is needed.
+src_apt_ready=
+ensure_src_apt() {
+	local sources=$APT_DIR/sources.list.d/bookworm-src.sources
+	[ -n "$src_apt_ready" ] && return
+	mkdir -p "$APT_DIR/sources.list.d" "$APT_DIR/lists/partial" \
+		"$APT_DIR/cache/archives/partial"
+	: > "$APT_DIR/sources.list"
+	cat > "$sources.tmp" <<-EOT
+	# srv6-oam (scripts/fetch-sources.sh): source packages of Debian
+	# bookworm, for apt-get source with this directory's configuration
+	# only; the system's apt configuration does not include it.
+	Types: deb-src
+	URIs: $DEBIAN_MIRROR
+	Suites: bookworm bookworm-updates
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+	Types: deb-src
+	URIs: $DEBIAN_SECURITY_MIRROR
+	Suites: bookworm-security
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOT
+	mv "$sources.tmp" "$sources"
+	log "source package lists of bookworm into $APT_DIR (the system's apt configuration is not changed)"
+	src_apt update -q >&2
+	src_apt_ready=1
+	if [ -e "$OLD_SRC_LIST" ]; then
+		log "note: $OLD_SRC_LIST was added by an earlier srv6-oam and is no longer used; it can be removed (then apt-get update)"
 	fi
 }
 
@@ -80,9 +119,9 @@ fetch_userspace() {
 		ver=${spec#*=}
 		dsc=$dir/${pkg}_${ver#*:}.dsc
 		if [ ! -s "$dsc" ]; then
-			ensure_deb_src
+			ensure_src_apt
 			log "downloading the source of $pkg $ver from Debian"
-			(cd "$dir" && apt-get source -q --download-only "$pkg=$ver" >&2)
+			(cd "$dir" && src_apt source -q --download-only "$pkg=$ver" >&2)
 		fi
 		[ -s "$dsc" ] || { log "no $dsc"; exit 1; }
 		echo "$(echo "$pkg" | tr a-z0-9 A-Z0-9)_DSC=$dsc"
@@ -99,11 +138,11 @@ fetch_qemu() {
 		{ log "qemu-system-x86 is not installed (make deps)"; exit 1; }
 	hdr=$dir/${ver#*:}/qemu-plugin.h
 	if [ ! -s "$hdr" ]; then
-		ensure_deb_src
+		ensure_src_apt
 		mkdir -p "$dir/${ver#*:}"
 		tmp=$(mktemp -d "$dir/src.XXXXXX")
 		log "downloading the source of qemu $ver from Debian (for qemu-plugin.h)"
-		(cd "$tmp" && apt-get source -q --download-only "qemu=$ver" >&2 &&
+		(cd "$tmp" && src_apt source -q --download-only "qemu=$ver" >&2 &&
 			dpkg-source --no-check -x ./*.dsc src >&2)
 		cp "$tmp/src/include/qemu/qemu-plugin.h" "$hdr.tmp"
 		mv "$hdr.tmp" "$hdr"

@@ -15,7 +15,7 @@ ksrc=$(realpath "$1")
 stock=$2
 kobj=$3
 shift 3
-JOBS=${JOBS:-3}
+JOBS=${JOBS:-$(nproc)}
 
 if [ ! -e "$stock/.git" ]; then
 	rm -rf "$stock"

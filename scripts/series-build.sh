@@ -17,7 +17,7 @@ trap 'git -C "$ksrc" checkout -q -f srv6-oam' EXIT
 for c in $(git -C "$ksrc" rev-list --reverse base..srv6-oam); do
 	git -C "$ksrc" checkout -q -f "$c"
 	subject=$(git -C "$ksrc" log -1 --format=%s "$c")
-	if make -s -C "$ksrc" O="$kobj" -j"${JOBS:-3}" CC="ccache gcc" bzImage > /dev/null 2>&1; then
+	if make -s -C "$ksrc" O="$kobj" -j"${JOBS:-$(nproc)}" CC="ccache gcc" bzImage > /dev/null 2>&1; then
 		echo "  ok   $subject"
 	else
 		echo "  FAIL $subject"

@@ -70,14 +70,27 @@ echo "vm: booting $(basename "$bzimage") with $accel, $CPUS vCPUs, $MEM" >&2
 qemu_opt=()
 extra=${VM_QEMU_OPTS:-}
 if [ "${VM_PIN:-0}" = 1 ]; then
-	extra="-name virtme-ng,debug-threads=on${extra:+ $extra}"
+	# Our QEMU writes its pid into a file of ours (-pidfile, created
+	# when QEMU starts, before the guest's vCPU threads exist), in a new
+	# directory: the threads pinned are our guest's, never those of
+	# another QEMU on the host.  vng hands --qemu-opts to a shell, so the
+	# path must have no blank or shell character.
+	piddir=$(mktemp -d "${TMPDIR:-/tmp}/srv6-oam-vm.XXXXXX")
+	case $piddir in
+	*[!A-Za-z0-9._/+-]*) rmdir "$piddir"; piddir=$(mktemp -d /tmp/srv6-oam-vm.XXXXXX) ;;
+	esac
+	pidfile=$piddir/qemu.pid
+	extra="-name virtme-ng,debug-threads=on -pidfile $pidfile${extra:+ $extra}"
 	# QEMU names its vCPU threads "CPU N/TCG" (or /KVM): pin each to a
-	# host CPU of its own as soon as it exists.
+	# host CPU of its own as soon as it exists.  The directory goes when
+	# this is done (QEMU keeps running without its pid file).
 	(
+		trap 'rm -rf "$piddir"' EXIT
 		ncpu=$(nproc)
 		for _ in $(seq 600); do
 			sleep 0.1
-			pid=$(pgrep -n -f "qemu-system.*debug-threads=on") || continue
+			pid=$(cat "$pidfile" 2> /dev/null) || continue
+			case $pid in ''|*[!0-9]*) continue ;; esac
 			pinned=0
 			for t in /proc/"$pid"/task/*; do
 				comm=$(cat "$t/comm" 2> /dev/null) || continue
