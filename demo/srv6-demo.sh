@@ -5,13 +5,16 @@
 #
 #   hs1 ---- r1 ----------- r2 ----------- r3 ---- hs2
 #         ingress        transit         egress
-#         H.Encaps        End            End.DX6
+#         H.Encaps        End            End.DX6 (cross-connect)
 #        (policy to hs2: segs fc00:2::e,fc00:3::d6)
 #   and back: r3 H.Encaps segs fc00:2::e,fc00:1::d6, r1 End.DX6 to hs1
 #
 #   hs1 fd00:a::1/64     r1 fd00:a::254, fcf0:12::1     r2 fcf0:12::2, fcf0:23::2
 #   hs2 fd00:b::1/64     r3 fd00:b::254, fcf0:23::3
 #   SIDs: r1 fc00:1::/48, r2 fc00:2::/48, r3 fc00:3::/48
+#   IPv4: hs1 10.0.1.1/24 (r1 10.0.1.254), hs2 10.0.2.1/24 (r3 10.0.2.254),
+#   over r2 End.X fc00:2::e3 and r3 End.DX4 fc00:3::d4 (cross-connects),
+#   back over r2 End and r1 End.DT4 fc00:1::d4 (table 100)
 #
 # Prints what an operator looks at: the routes, a ping and its path on the
 # wire, the per-behaviour counters, IPv4 over End.X and End.DX4
@@ -78,7 +81,8 @@ nsx r3 ip -6 route add fc00:2::/48 via fcf0:23::2
 nsx r1 ip -6 route add fd00:b::/64 encap seg6 mode encap segs fc00:2::e,fc00:3::d6 dev veth-r2
 nsx r3 ip -6 route add fd00:a::/64 encap seg6 mode encap segs fc00:2::e,fc00:1::d6 dev veth-r2
 nsx r2 ip -6 route add fc00:2::e/128 encap seg6local action End count dev veth-r1
-nsx r3 ip -6 route add fc00:3::d6/128 encap seg6local action End.DX6 nh6 fd00:b::1 count dev veth-hs2
+nsx r3 ip -6 route add fc00:3::d6/128 encap seg6local action End.DX6 nh6 fd00:b::1 \
+	oif veth-hs2 xconnect count dev veth-hs2
 nsx r1 ip -6 route add fc00:1::d6/128 encap seg6local action End.DX6 nh6 fd00:a::1 count dev veth-hs1
 
 section "kernel"
@@ -124,6 +128,9 @@ want=$((2 * (PINGS + 1)))
 section "check"
 echo "End on r2 counted ${pkts:-0} packets, expected $want"
 [ "${pkts:-0}" = "$want" ] || ok=0
+pkts=$(nsx r3 ip -s -6 route show fc00:3::d6/128 | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+echo "End.DX6 oif veth-hs2 xconnect on r3 counted ${pkts:-0} packets, expected $((PINGS + 1))"
+[ "${pkts:-0}" = "$((PINGS + 1))" ] || ok=0
 
 # IPv4 over SRv6, with the cross-connects and End.DT4's table mode: hs1's
 # pings to hs2 (10.0.2.1) go r1 H.Encaps -> r2 End.X cross-connected to
@@ -168,8 +175,8 @@ section "check"
 seg6_pkts() { # NODE SID: the seg6local counter of SID
 	nsx "$1" ip -s -6 route show "$2/128" | sed -n 's/.*packets \([0-9]*\).*/\1/p'
 }
-for c in "r2 fc00:2::e3 End.X_xconnect" "r3 fc00:3::d4 End.DX4_xconnect" \
-	 "r1 fc00:1::d4 End.DT4_table"; do
+for c in "r2 fc00:2::e3 End.X oif veth-r3 xconnect" \
+	 "r3 fc00:3::d4 End.DX4 oif veth-hs2 xconnect" "r1 fc00:1::d4 End.DT4 table 100"; do
 	read -r n sid what <<< "$c"
 	got=$(seg6_pkts "$n" "$sid")
 	echo "$what on $n ($sid) counted ${got:-0} packets, expected $PINGS"
