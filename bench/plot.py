@@ -6,11 +6,21 @@ the ratio to the baseline (the baseline's CPU time per packet over the
 behaviour's) with CI95, and the SUT capacity it gives above each bar; in an
 icount bench a second panel, the same with instructions per packet.
 
-usage: plot.py RESULT.json OUT.png
+An experiment of behaviours NAME_N whose config has `xlabel` (what N
+counts, e.g. flows) is plotted as curves instead, like a throughput-vs-N
+figure: the ratio to the baseline (by instructions in an icount bench,
+else by CPU time) against N, log scale, one curve per NAME, CI95 as error
+bars; with --goal R, a dotted line at ratio R.  Several
+results of such experiments can be drawn on one figure: the curves of the
+first are solid, those of the others dashed, labelled with their
+experiment.
+
+usage: plot.py [--goal R] RESULT.json [MORE.json...] OUT.png
 """
 
 import json
 import math
+import re
 import sys
 
 import matplotlib
@@ -69,9 +79,76 @@ def plot_cost(res, out):
     print(f"plot: {out}")
 
 
+def curves(res):
+    """{NAME: [(N, row)...]} of the behaviours NAME_N of RES."""
+    out = {}
+    for r in res["results"]:
+        m = re.fullmatch(r"(.+)_(\d+)", r["behaviour"])
+        if m and r["behaviour"] != res["baseline"]:
+            out.setdefault(m.group(1), []).append((int(m.group(2)), r))
+    return {k: sorted(v, key=lambda x: x[0]) for k, v in out.items()}
+
+
+def plot_curves(results, out, goal=None):
+    first = results[0]
+    key = ("insn_ratio" if all("insn_ratio" in r for res in results
+                               for r in res["results"]) else "ratio")
+    fig, ax = plt.subplots(figsize=(8, 5))
+    colours = {}
+    for i, res in enumerate(results):
+        for name, pts in curves(res).items():
+            if name not in colours:
+                colours[name] = f"C{len(colours)}"
+            xs = [n for n, _ in pts]
+            ys = [r[key]["mean"] for _, r in pts]
+            ci = [r[key]["ci95"] for _, r in pts]
+            label = name if i == 0 else f"{name} ({res['experiment']})"
+            ax.errorbar(xs, ys, yerr=ci, capsize=3, marker="o" if i == 0 else "s",
+                        linestyle="-" if i == 0 else "--", color=colours[name],
+                        mfc=colours[name] if i == 0 else "none", label=label)
+            for x, y in zip(xs, ys):
+                ax.annotate(f"{y:.3g}", (x, y), fontsize=6, xytext=(4, 3),
+                            textcoords="offset points", color=colours[name])
+    ax.axhline(1.0, color="#888", linewidth=0.8, linestyle="--",
+               label=f"{first['baseline']} (baseline)")
+    if goal:
+        ax.axhline(goal, color="#c44", linewidth=0.8, linestyle=":",
+                   label=f"goal: {goal:g}")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.1)
+    ax.set_xlabel(f"{first['config']['xlabel']} (N)")
+    what = ("instructions per packet" if key == "insn_ratio"
+            else "CPU time per packet")
+    ax.set_ylabel(f"baseline's {what} / this one's\n(relative throughput)",
+                  fontsize=8)
+    ax.legend(fontsize=7)
+    ax.set_title(f"{', '.join(r['experiment'] for r in results)}: "
+                 f"{first['config'].get('description', '')}\n{first['kernel']}"
+                 f"{', icount' if first.get('icount') else ''}; CI95 bars",
+                 fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    print(f"plot: {out}")
+
+
 def main():
-    with open(sys.argv[1]) as f:
-        res = json.load(f)
+    goal = None
+    if sys.argv[1:2] == ["--goal"]:
+        goal = float(sys.argv[2])
+        del sys.argv[1:3]
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    results = []
+    for path in sys.argv[1:-1]:
+        with open(path) as f:
+            results.append(json.load(f))
+    res, out = results[0], sys.argv[-1]
+    if res.get("method") == "cost" and res["config"].get("xlabel"):
+        plot_curves(results, out, goal)
+        return
+    if len(results) > 1:
+        sys.exit("plot.py: several results only for curves (`xlabel`)")
+    sys.argv[1:] = [sys.argv[1], out]
     if res.get("method") == "cost":
         plot_cost(res, sys.argv[2])
         return

@@ -271,10 +271,14 @@ def srv6_frame(traffic, size, src_mac, dst_mac):
         inner, nh = Ether(src=src_mac, dst=dst_mac) / inner, 143
     else:
         nh = 41 if fam == 6 else 4
+    # As a headend sends it (Segments Left: the last index, the first SID
+    # as destination), or, with "segleft", as a later node receives it.
+    segleft = int(traffic["encap"].get("segleft", len(segs) - 1))
     srh = IPv6ExtHdrSegmentRouting(addresses=list(reversed(segs)),
-                                   segleft=len(segs) - 1,
+                                   segleft=segleft,
                                    lastentry=len(segs) - 1, nh=nh)
-    outer = IPv6(src="fd00:1::1", dst=segs[0], nh=43, hlim=64)
+    outer = IPv6(src="fd00:1::1", dst=segs[len(segs) - 1 - segleft], nh=43,
+                 hlim=64, tc=int(traffic["encap"].get("tc", 0)))
     return raw(Ether(src=src_mac, dst=dst_mac) / outer / srh / inner)
 
 

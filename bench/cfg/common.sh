@@ -8,6 +8,9 @@
 #   dst_addr, src_addr
 #   encap      optional: {"segs": [...], "mode": "encap"|"l2encap"} makes the
 #              generator stage wrap the packet in an outer IPv6 header + SRH
+#              (optional in it: "segleft" N, the frame as a node receives
+#              it with Segments Left N, destination the matching SID;
+#              "tc" T, the outer header's traffic class)
 #   dst        with encap: the prefix the generator stage's policy covers
 #
 # The topology (srperf.py):  gen veth0 fd00:1::1 10.0.1.1

@@ -1,0 +1,4 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PF-PLM, ingress, rules method, counting only, N flows: see plm.sh.
+exec bash "$(dirname "$0")/plm.sh" "$1" "$2" ingress rules count "${3:-1}"
