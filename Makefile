@@ -23,13 +23,21 @@ PREFIX    := $(BUILD)/prefix
 VENV      := $(BUILD)/venv
 RESULTS   := $(BUILD)/results
 SERIESOUT := $(BUILD)/series
+FRAGMENTS := $(TOP)/config/guest.config
+# DEBUG=1: the debug kernel (config/debug.config on top), in a build
+# directory of its own, for make check-debug.
+DEBUG     ?= 0
+ifeq ($(DEBUG),1)
+KOBJ      := $(BUILD)/kbuild-debug
+RESULTS   := $(BUILD)/results-debug
+FRAGMENTS += $(TOP)/config/debug.config
+endif
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
 CACHE_DIR ?= $(HOME)/.cache/srv6-oam
 CCACHE_DIR ?= $(HOME)/.cache/ccache
 # Parallel jobs of the kernel and tool builds: the CPUs we may run on
 # (nproc); make JOBS=N (or JOBS in the environment) overrides it.
 JOBS      ?= $(shell nproc)
-FRAGMENTS := $(TOP)/config/guest.config
 
 # Paths under the checkout are hashed relative to it: a fresh clone (CI's)
 # hits the objects cached by an earlier one.
@@ -50,7 +58,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools check check-host check-harness demo bench insn gate series series-build \
+.PHONY: help deps fetch tree kernel tools install-tools check check-debug check-debug-run check-host check-harness demo bench insn gate series series-build \
 	uapi-check kernel-stock check-stock \
 	clean distclean
 
@@ -101,6 +109,18 @@ install-tools:
 # ----------------------------------------------------------------- tests --
 check: kernel tools uapi-check gate check-host
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# The whole of config/check-tests on the debug kernel (DEBUG=1): a test
+# after which the kernel log holds a report of a debugging option (KASAN,
+# UBSAN, lockdep, RCU, "BUG:", "WARNING:", refcount) fails, and so does a
+# last pseudo-test, kmemleak, if a scan at the end finds a leak.  Not in
+# CI (README: run time).  TESTS="..." runs a part.
+check-debug:
+	@$(MAKE) --no-print-directory DEBUG=1 check-debug-run
+check-debug-run: kernel tools
+	@$(call stage,check-debug,SPLATS=1 KHDR=$(KOBJ)/usr/include VM_MEM=$${VM_MEM:-4G} \
+		SELFTEST_TIMEOUT=$${SELFTEST_TIMEOUT:-4500} \
+		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and

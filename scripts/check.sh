@@ -39,7 +39,7 @@ for t in "${tests[@]}"; do
 	*) [ -e "$stage/$t" ] || { echo "check: no test $t in the tree" >&2; exit 2; } ;;
 	esac
 done
-hdr=$TOP/build/kbuild/usr/include
+hdr=${KHDR:-$TOP/build/kbuild/usr/include}
 while read -r helper; do
 	[ -n "$helper" ] || continue
 	gcc -Wall -O2 -I"$hdr" -o "$stage/net/$helper" "$stage/net/$helper.c" ||
@@ -48,9 +48,13 @@ done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-helpers"; fi)
 
 "$TOP/scripts/vm.sh" "$bzimage" --rwdir "$results" -- \
+	env SPLATS="${SPLATS:-0}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
 	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
 echo "check: guest exited with $? (vng's status is not used)"
 
+# SPLATS=1 (make check-debug): the kernel log of the boot and the guest's
+# kmemleak scan after the last test are two more results.
+[ "${SPLATS:-0}" = 1 ] && tests=(boot "${tests[@]}" kmemleak)
 pass=0 fail=0 skip=0 n=0
 echo "TAP version 13"
 echo "1..${#tests[@]}"

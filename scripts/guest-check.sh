@@ -21,6 +21,12 @@ export PATH=$prefix/sbin:$prefix/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/u
 # Generous: the bench smoke alone takes 13 minutes on an idle machine.
 timeout=${SELFTEST_TIMEOUT:-1500}
 
+# SPLATS=1 (make check-debug, on the debug kernel): a test fails if the
+# kernel logged a report of a debugging option while it ran, and a
+# kmemleak scan after the last test is one more result.
+splats=${SPLATS:-0}
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|kernel BUG at|general protection fault|Oops:|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|possible irq lock inversion|suspicious RCU usage|RCU stall|rcu_sched self-detected|refcount_t:|sleeping function called from invalid context|INFO: task .* blocked|BUG .*: (Poison|Redzone|Freepointer|Object) |unregister_netdevice: waiting for'
+
 mkdir -p "$results/logs"
 : > "$results/record"
 uname -r > "$results/uname"
@@ -31,6 +37,17 @@ echo "# guest: $(nproc) CPUs, ip: $(command -v ip) ($(ip -V))"
 # themselves, so run them from a private copy.
 work=$(mktemp -d /tmp/kselftest.XXXXXX)
 cp -a "$stage"/. "$work"/
+if [ "$splats" = 1 ]; then
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs none /sys/kernel/debug 2> /dev/null
+	# What booting logged is a result of its own, "boot".
+	dmesg -c > "$results/logs/boot.log" 2>&1
+	if grep -E "$splat_re" "$results/logs/boot.log" | sed 's/^/# boot: /' | grep .; then
+		echo "fail splat 0 boot" >> "$results/record"
+	else
+		echo "pass 0 0 boot" >> "$results/record"
+	fi
+fi
 
 for t in "$@"; do
 	name=${t#@}
@@ -52,10 +69,44 @@ for t in "$@"; do
 	esac
 	# Leftovers of one test must not change the next one.
 	ip -all netns delete > /dev/null 2>&1
+	if [ "$splats" = 1 ]; then
+		# The netns' devices and sockets go away in a worker: let it run
+		# before reading the log (a leak of a device shows as
+		# unregister_netdevice waiting).
+		sleep 2
+		dmesg -c > "$log.dmesg" 2>&1
+		if grep -q -E "$splat_re" "$log.dmesg"; then
+			{
+				echo "--- the kernel reported a problem during this test:"
+				grep -E -A 30 "$splat_re" "$log.dmesg" | head -n 200
+			} >> "$log"
+			[ "$res" = timeout ] || { res=fail; rc=splat; }
+		fi
+	fi
 	echo "# $t: $res (exit $rc, ${secs}s)"
 	if [ "$res" != pass ]; then
 		tail -n 25 "$log" | sed 's/^/#   /'
 	fi
 	printf '%s %s %s %s\n' "$res" "$rc" "$secs" "$t" >> "$results/record"
 done
+if [ "$splats" = 1 ]; then
+	# kmemleak reports an object after two scans that found no reference
+	# to it, and only once it is older than 5 s.
+	log=$results/logs/kmemleak.log
+	km=/sys/kernel/debug/kmemleak
+	start=$(date +%s)
+	if [ -w "$km" ]; then
+		echo "# running kmemleak"
+		sleep 6
+		echo scan > "$km"; sleep 6; echo scan > "$km"
+		cat "$km" > "$log"
+		leaks=$(grep -c '^unreferenced object' "$log")
+		if [ "$leaks" = 0 ]; then res=pass rc=0; else res=fail rc=leaks:$leaks; fi
+	else
+		echo "kmemleak: $km not writable (kernel without DEBUG_KMEMLEAK?)" > "$log"
+		res=fail rc=no-kmemleak
+	fi
+	echo "# kmemleak: $res ($rc)"
+	printf '%s %s %s %s\n' "$res" "$rc" "$(( $(date +%s) - start ))" kmemleak >> "$results/record"
+fi
 echo complete > "$results/complete"
