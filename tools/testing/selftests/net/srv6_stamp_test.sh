@@ -346,6 +346,46 @@ check_reject "duplicate session" session add ssid 1
 check_reject "key longer than 64 bytes" \
 	session add ssid 2 key "$(printf '%0130d' 0)"
 
+# --- ip -batch -force, flush ----------------------------------------------------
+# count WHAT(reflector|session): how many the namespace has
+count()
+{
+	ip -n "$refl" -j stamp "$1" show | jq length
+}
+
+RET=0
+ip -n "$refl" stamp flush
+check_err $? "flush failed"
+cat > "$tmp/stamp.batch" <<-EOF
+	stamp reflector add port 910
+	stamp reflector add port 910
+	stamp session add ssid 21
+	stamp session add ssid 21
+	stamp reflector add port 911 address $REFL6
+	stamp session add ssid 22 peer $SND6
+EOF
+ip -n "$refl" -force -batch "$tmp/stamp.batch" 2>/dev/null
+check_fail $? "a batch with two refused lines exited 0"
+[ "$(count reflector)" = 2 ] && [ "$(count session)" = 2 ]
+check_err $? "after the batch: $(count reflector) reflectors, $(count session) sessions, not 2 and 2"
+log_test "ip -batch -force: the lines after a refused one are carried out"
+
+RET=0
+ip -n "$refl" stamp session flush
+check_err $? "session flush failed"
+[ "$(count session)" = 0 ] && [ "$(count reflector)" = 2 ]
+check_err $? "session flush left $(count session) sessions, $(count reflector) reflectors (want 0 and 2)"
+ip -n "$refl" stamp session add ssid 23
+ip -n "$refl" stamp flush
+check_err $? "flush failed"
+out=$(ip -n "$refl" -j stamp show)
+[ "$(jq '.reflectors + .sessions | length' <<< "$out")" = 0 ]
+check_err $? "after flush: $out"
+ip -n "$refl" stamp flush
+check_err $? "a flush with nothing to remove failed"
+log_test "flush removes every session, then every reflector"
+ip -n "$refl" stamp reflector add
+
 # --- teardown under traffic --------------------------------------------------------
 RET=0
 sender flood "$REFL6" --seconds 4 >/dev/null 2>&1 &
