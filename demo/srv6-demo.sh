@@ -225,7 +225,7 @@ nsx hs1 ping -6 -q -c 2 -i 0.2 -W 2 fd00:b::1 > /dev/null || ok=0
 wait "$mon_pid" 2> /dev/null || true
 section "hs2: ip ioam monitor (trace entries, last filler first: hop limit and node id of hs2 (2), r1 (1), hs1 (3))"
 cat "$mon"
-grep -q '^trace ns 1' "$mon" && grep -q '^e2e ns 1' "$mon" || {
+grep -q '^\[TRACE\] Namespace=1 ' "$mon" && grep -q '^\[E2E\] Namespace=1 ' "$mon" || {
 	echo "demo: hs2 saw no IOAM trace or E2E event" >&2
 	ok=0
 }
