@@ -124,9 +124,11 @@ check-debug-run: kernel tools
 
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and
-# the bench's statistics (t quantiles, strict JSON).
+# the bench's statistics (t quantiles, strict JSON), and which blocks
+# pfplm reports exact when a colour switch or a reading was late.
 check-host:
-	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py)
+	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py && \
+		pfplm/test_pfplm.py)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
 # gives, and above mainline's highest in its enum.

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of pfplm's accounting (make check-host): which blocks the
+ingress may report, given its counter readings and how late its colour
+switches were.  No netfilter, no network: the Monitor is fed readings and
+switch times, and what it would ask the egress for (or report unknown) is
+checked.  The selftest srv6_pfplm_test.sh tests the daemon end to end in
+the guest; a late switch cannot be made to happen there on demand.
+"""
+
+import importlib.machinery
+import importlib.util
+import io
+import os
+import sys
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_loader = importlib.machinery.SourceFileLoader("pfplm",
+                                               os.path.join(HERE, "pfplm"))
+_spec = importlib.util.spec_from_loader("pfplm", _loader)
+pfplm = importlib.util.module_from_spec(_spec)
+_loader.exec_module(pfplm)
+
+NS = pfplm.NS
+failed = 0
+
+
+def check(name, good, detail=""):
+    global failed
+    print(f"TEST: {name:<66} [{' OK ' if good else 'FAIL'}]")
+    if not good:
+        failed = 1
+        print(f"\t{detail}")
+
+
+def monitor():
+    """An ingress Monitor of one flow, period 10 s, guard 2 s, that started
+    in block 100; blocks 100..110 read, flow f packets 10 * block."""
+    args = pfplm.parser().parse_args([
+        "--period", "10", "--guard", "2", "--source", "fc00:1::1", "-j",
+        "--flow", "name=f role=ingress id=1 sids=fc00:2::1,fc00:3::d6 "
+        "peer=fc00:3::100"])
+    cfg = pfplm.load_config(args)
+    mon = pfplm.Monitor(cfg, args)
+    mon.start_block = 100
+    flow = cfg.ingress_flows()[0]
+    flow.gen = 1
+    mon.snap["I"] = {b: {"f": (1, 10 * b)} for b in range(100, 111)}
+    return mon
+
+
+def close(mon, block):
+    """ingress_close(block): ("ask", sent) if it would ask the egress, or
+    ("unknown", reason) as reported."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        mon.ingress_close(block)
+    if ("f", block) in mon.pending:
+        return ("ask", mon.pending[("f", block)]["sent"])
+    line = out.getvalue().strip()
+    return ("unknown", line) if line else ("nothing", "")
+
+
+def main():
+    mon = monitor()
+    got = close(mon, 104)
+    # readings 10 * b: block 104 counts reading(104) - reading(102) = 20
+    check("a block with on-time switches: asked for, sent = the difference",
+          got == ("ask", 20), got)
+
+    got = close(monitor(), 101)
+    check("a block of the first two after the start: unknown",
+          got[0] == "unknown" and "monitoring started" in got[1], got)
+
+    mon = monitor()
+    mon.switch_late = {105: 300 * NS // 1000}
+    got = close(mon, 104)
+    check("a switch 300 ms late (less than G/2) changes nothing",
+          got == ("ask", 20), got)
+
+    # The switch into block 105 was 1.5 s late (G/2 = 1 s): block 104's
+    # closing readings were taken while its colour was still sent, and
+    # block 106 starts from them.
+    for blk, why in ((104, "its end"), (106, "its start")):
+        mon = monitor()
+        mon.switch_late = {105: 1500 * NS // 1000}
+        got = close(mon, blk)
+        check(f"a switch late by more than G/2: the block at {why} unknown",
+              got[0] == "unknown" and "late" in got[1], got)
+    mon = monitor()
+    mon.switch_late = {105: 1500 * NS // 1000}
+    got = close(mon, 105)
+    check("... and the block of the other colour after it is not",
+          got == ("ask", 20), got)
+
+    mon = monitor()
+    mon.switch_late = {107: 10 * NS}      # a switch that failed
+    got = [close(mon, b)[0] for b in (106, 108)]
+    check("a failed switch: the blocks before and after it unknown",
+          got == ["unknown", "unknown"], got)
+
+    mon = monitor()
+    mon.snap["I"][102] = None             # a reading that came too late
+    got = [close(mon, b)[0] for b in (102, 104, 103)]
+    check("a late reading: its block and the next of its colour unknown",
+          got == ["unknown", "unknown", "ask"], got)
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
