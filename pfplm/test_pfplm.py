@@ -13,6 +13,8 @@ import importlib.util
 import io
 import os
 import sys
+import tempfile
+import time
 from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,7 +64,64 @@ def close(mon, block):
     return ("unknown", line) if line else ("nothing", "")
 
 
+def fake_restore(tmp, name, body):
+    """An ip6tables-restore stand-in: TMP/NAME-restore running BODY."""
+    path = os.path.join(tmp, name)
+    with open(path + "-restore", "w", encoding="utf-8") as fh:
+        fh.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path + "-restore", 0o755)
+    return path
+
+
+def switcher_tests():
+    """The colour switch's long-lived ip6tables-restore, with stand-ins:
+    one that echoes comment lines as --verbose does, one that hangs, one
+    that fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = monitor().cfg
+        log = os.path.join(tmp, "batches")
+        cfg.iptables = fake_restore(
+            tmp, "ok", f"while read -r l; do echo \"$l\" >> {log}; "
+            "case $l in '#'*) echo \"$l\";; esac; done")
+        nf = pfplm.Netfilter(cfg)
+        nf.switch(1, 5)
+        pid = nf.switcher.pid
+        nf.switch(0, 5)
+        text = open(log, encoding="utf-8").read()
+        check("switches go to one ip6tables-restore, as *mangle batches",
+              nf.switcher.pid == pid and nf.active == 0 and
+              text.count("*mangle") == 2 and
+              "-R pfplm-I 1 -m tos --tos 0x00/0x08 -j pfplm-I-A" in text,
+              text)
+        nf.stop_switcher()
+
+        cfg.iptables = fake_restore(tmp, "stuck", "sleep 1000")
+        nf = pfplm.Netfilter(cfg)
+        t0 = time.monotonic()
+        try:
+            nf.switch(1, 1)
+            err = None
+        except pfplm.NetfilterError as e:
+            err = str(e)
+        took = time.monotonic() - t0
+        check("a switch not done in time: an error at the timeout, no wait",
+              err is not None and "took more than 1 s" in err and
+              took < 3 and nf.switcher is None, (err, took))
+
+        cfg.iptables = fake_restore(tmp, "fail",
+                                    "read l; exit 2")
+        nf = pfplm.Netfilter(cfg)
+        try:
+            nf.switch(1, 5)
+            err = None
+        except pfplm.NetfilterError as e:
+            err = str(e)
+        check("a restore that exits: an error with its status",
+              err is not None and "exited with status 2" in err, err)
+
+
 def main():
+    switcher_tests()
     mon = monitor()
     got = close(mon, 104)
     # readings 10 * b: block 104 counts reading(104) - reading(102) = 20
