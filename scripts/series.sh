@@ -26,10 +26,13 @@ rc=0
 "$TOP/scripts/kernel-tree.sh" series "$out/kernel"
 
 echo "series: checkpatch --strict"
+# UNKNOWN_COMMIT_ID: patch 0002 names the mainline (6.17) commits whose
+# behaviour it reproduces; the 6.12 base, where checkpatch looks them up,
+# does not have them.
 for p in "$out"/kernel/*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
 	if (cd "$KSRC" && ./scripts/checkpatch.pl --strict --no-tree -q \
-		--ignore FILE_PATH_CHANGES "$p"); then
+		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$p"); then
 		echo "  ok   $(basename "$p")"
 	else
 		echo "  FAIL $(basename "$p")"

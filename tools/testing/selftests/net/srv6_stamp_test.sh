@@ -366,15 +366,17 @@ cat > "$tmp/stamp.batch" <<-EOF
 EOF
 ip -n "$refl" -force -batch "$tmp/stamp.batch" 2>/dev/null
 check_fail $? "a batch with two refused lines exited 0"
-[ "$(count reflector)" = 2 ] && [ "$(count session)" = 2 ]
-check_err $? "after the batch: $(count reflector) reflectors, $(count session) sessions, not 2 and 2"
+nr=$(count reflector) ns=$(count session)
+[ "$nr" = 2 ] && [ "$ns" = 2 ]
+check_err $? "after the batch: $nr reflectors, $ns sessions, not 2 and 2"
 log_test "ip -batch -force: the lines after a refused one are carried out"
 
 RET=0
 ip -n "$refl" stamp session flush
 check_err $? "session flush failed"
-[ "$(count session)" = 0 ] && [ "$(count reflector)" = 2 ]
-check_err $? "session flush left $(count session) sessions, $(count reflector) reflectors (want 0 and 2)"
+nr=$(count reflector) ns=$(count session)
+[ "$ns" = 0 ] && [ "$nr" = 2 ]
+check_err $? "session flush left $ns sessions, $nr reflectors, not 0 and 2"
 ip -n "$refl" stamp session add ssid 23
 ip -n "$refl" stamp flush
 check_err $? "flush failed"
