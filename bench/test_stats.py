@@ -13,16 +13,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srperf  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "scripts"))
+import hosttest  # noqa: E402
+from hosttest import check  # noqa: E402
 
-failed = 0
-
-
-def check(name, good, detail=""):
-    global failed
-    print(f"TEST: {name:<66} [{' OK ' if good else 'FAIL'}]")
-    if not good:
-        failed = 1
-        print(f"\t{detail}")
 
 
 def t_cdf(x, df, steps=4000):
@@ -96,7 +91,7 @@ def main():
     except ValueError as err:
         good, back = False, err
     check("results JSON: null for NaN and Infinity, strict JSON", good, back)
-    return failed
+    return hosttest.failed
 
 
 if __name__ == "__main__":

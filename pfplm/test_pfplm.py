@@ -16,6 +16,10 @@ import sys
 import tempfile
 import time
 from contextlib import redirect_stdout
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "scripts"))
+import hosttest  # noqa: E402
+from hosttest import check  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _loader = importlib.machinery.SourceFileLoader("pfplm",
@@ -25,15 +29,6 @@ pfplm = importlib.util.module_from_spec(_spec)
 _loader.exec_module(pfplm)
 
 NS = pfplm.NS
-failed = 0
-
-
-def check(name, good, detail=""):
-    global failed
-    print(f"TEST: {name:<66} [{' OK ' if good else 'FAIL'}]")
-    if not good:
-        failed = 1
-        print(f"\t{detail}")
 
 
 def monitor():
@@ -95,7 +90,7 @@ def switcher_tests():
               text)
         nf.stop_switcher()
 
-        cfg.iptables = fake_restore(tmp, "stuck", "sleep 1000")
+        cfg.iptables = fake_restore(tmp, "stuck", "exec sleep 1000")
         nf = pfplm.Netfilter(cfg)
         t0 = time.monotonic()
         try:
@@ -164,7 +159,7 @@ def main():
     got = [close(mon, b)[0] for b in (102, 104, 103)]
     check("a late reading: its block and the next of its colour unknown",
           got == ["unknown", "unknown", "ask"], got)
-    return failed
+    return hosttest.failed
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "scripts"))
+import hosttest  # noqa: E402
+from hosttest import check  # noqa: E402
 
 try:
     from scapy.layers.inet import UDP
@@ -57,15 +61,6 @@ REFLECTOR_SEQ0 = 100
 SENDER_TTL = 42
 KEY = bytes(range(16))
 
-failed = 0
-
-
-def check(name, good, detail=""):
-    global failed
-    print(f"TEST: {name:<66} [{' OK ' if good else 'FAIL'}]")
-    if not good:
-        failed = 1
-        print(f"\t{detail}")
 
 
 # ------------------------------------------------------------- time
@@ -363,7 +358,7 @@ def main():
     scapy_session("127.0.0.1", ptp=False)
     scapy_session("::1", ptp=True)
     auth_sessions()
-    return failed
+    return hosttest.failed
 
 
 if __name__ == "__main__":
