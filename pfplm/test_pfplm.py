@@ -115,10 +115,17 @@ def switcher_tests():
               err is not None and "exited with status 2" in err, err)
 
 
+def close_late(block, late):
+    """close() of block on a fresh Monitor whose switches were late by
+    late: {block switched into: ns}."""
+    mon = monitor()
+    mon.switch_late = late
+    return close(mon, block)
+
+
 def main():
     switcher_tests()
-    mon = monitor()
-    got = close(mon, 104)
+    got = close_late(104, {})
     # readings 10 * b: block 104 counts reading(104) - reading(102) = 20
     check("a block with on-time switches: asked for, sent = the difference",
           got == ("ask", 20), got)
@@ -127,9 +134,7 @@ def main():
     check("a block of the first two after the start: unknown",
           got[0] == "unknown" and "monitoring started" in got[1], got)
 
-    mon = monitor()
-    mon.switch_late = {105: 300 * NS // 1000}
-    got = close(mon, 104)
+    got = close_late(104, {105: 300 * NS // 1000})
     check("a switch 300 ms late (less than G/2) changes nothing",
           got == ("ask", 20), got)
 
@@ -137,20 +142,15 @@ def main():
     # closing readings were taken while its colour was still sent, and
     # block 106 starts from them.
     for blk, why in ((104, "its end"), (106, "its start")):
-        mon = monitor()
-        mon.switch_late = {105: 1500 * NS // 1000}
-        got = close(mon, blk)
+        got = close_late(blk, {105: 1500 * NS // 1000})
         check(f"a switch late by more than G/2: the block at {why} unknown",
               got[0] == "unknown" and "late" in got[1], got)
-    mon = monitor()
-    mon.switch_late = {105: 1500 * NS // 1000}
-    got = close(mon, 105)
+    got = close_late(105, {105: 1500 * NS // 1000})
     check("... and the block of the other colour after it is not",
           got == ("ask", 20), got)
 
-    mon = monitor()
-    mon.switch_late = {107: 10 * NS}      # a switch that failed
-    got = [close(mon, b)[0] for b in (106, 108)]
+    # a switch that failed
+    got = [close_late(b, {107: 10 * NS})[0] for b in (106, 108)]
     check("a failed switch: the blocks before and after it unknown",
           got == ["unknown", "unknown"], got)
 
