@@ -62,16 +62,20 @@ done
 # and guest time is the instruction count: there is no host latency to hide.
 # irqaffinity=0 keeps device interrupts off the SUT's vCPU (srperf moves
 # every task there too).
+# The guest's command goes in a file: vng passes its command on the
+# kernel's command line, which is cut at 2048 bytes, and a few experiments
+# with a few SET keys are longer than that (the guest then ran nothing).
+printf '%s\n' "$guest" > "$out/guest.sh"
 if [ "${ICOUNT:-0}" = 1 ]; then
 	so=${INSN_SO:-$TOP/build/bench-insn/insn.so}
 	[ -r "$so" ] || { echo "bench: no instruction counter $so (make bench builds it)" >&2; exit 2; }
 	: > "$out/insn.snap"
 	VM_QEMU_OPTS="-icount shift=2,sleep=off -plugin $so,out=$out/insn.snap${VM_QEMU_OPTS:+ $VM_QEMU_OPTS}" \
 	VM_APPEND="irqaffinity=0${VM_APPEND:+ $VM_APPEND}" \
-		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash $out/guest.sh"
 else
 	VM_PIN=1 VM_APPEND="idle=poll${VM_APPEND:+ $VM_APPEND}" \
-		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash -c '$guest'"
+		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash $out/guest.sh"
 fi
 
 if [ "${GATE:-0}" = 1 ]; then
