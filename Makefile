@@ -59,7 +59,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools install-tools check check-debug check-debug-run check-host check-harness demo bench insn gate series series-build \
-	uapi-check kernel-stock check-stock \
+	uapi-check ynl-check kernel-stock check-stock \
 	clean distclean
 
 help:
@@ -107,7 +107,7 @@ install-tools:
 	@scripts/install-tools.sh $(DESTDIR)$(prefix)
 
 # ----------------------------------------------------------------- tests --
-check: kernel tools uapi-check gate check-host
+check: kernel tools uapi-check ynl-check gate check-host
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # The whole of config/check-tests on the debug kernel (DEBUG=1): a test
@@ -135,6 +135,13 @@ check-host:
 uapi-check: kernel
 	@scripts/uapi-numbers.py $(TOP)/Documentation/networking/srv6-oam-uapi.rst \
 		$(KOBJ)/usr/include
+
+# The genetlink spec is authoritative: the uapi header, the kernel's policy
+# and op tables (net/stamp/stamp_nl.{c,h}) and iproute2's copy of the
+# header are what the tree's ynl-gen makes of stamp.yaml (host, seconds).
+# After editing the spec: scripts/ynl-regen.sh $(KSRC) write.
+ynl-check: tree
+	@scripts/ynl-regen.sh $(KSRC) check
 
 # A stock kernel refuses a cross-connect configured with "xconnect" (our ip).
 check-stock: kernel-stock tools

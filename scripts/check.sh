@@ -48,7 +48,7 @@ done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-helpers"; fi)
 
 "$TOP/scripts/vm.sh" "$bzimage" --rwdir "$results" -- \
-	env SPLATS="${SPLATS:-0}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
+	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
 	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
 echo "check: guest exited with $? (vng's status is not used)"
 

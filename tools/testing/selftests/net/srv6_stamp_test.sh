@@ -17,6 +17,11 @@
 # (an SRH inserted with return-segs), which a capture on r3 must show.
 # stamp_test.py is the Session-Sender: it builds and checks the packets
 # byte by byte.
+#
+# The family is also driven through its YNL spec with the kernel tree's
+# tools/net/ynl/cli.py: $KSRC names the tree (default: the one this script
+# sits in, four directories up); without cli.py and the spec there, those
+# checks are skipped.
 
 source lib.sh
 
@@ -205,6 +210,109 @@ test_return_path()
 	log_test "replies go back over return-segs via r3, test packets via r2"
 }
 
+# ynl ARGS: cli.py on the stamp spec, in the reflector's namespace, JSON out
+ynl()
+{
+	ip netns exec "$refl" python3 "$YNL_CLI" --spec "$YNL_SPEC" \
+		$YNL_SCHEMA --output-json "$@"
+}
+
+# $1 description, $2 attribute, $3 its value in hex, $4 extack: a
+# session-add with that attribute (past iproute2's own checks) that the
+# kernel must refuse with ERANGE and that extack message
+check_ynl_reject()
+{
+	local json out
+
+	RET=0
+	json=$(jq -nc --arg p "$(ipv6_hex "$SND6")" --arg a "$2" --arg v "$3" \
+		'{ssid: 32, peer6: $p} + {($a): $v}')
+	out=$(ynl --do session-add --json "$json" 2>&1)
+	check_fail $? "accepted: $json"
+	grep -q "$4" <<< "$out"
+	check_err $? "no extack \"$4\": $out"
+	grep -q "Numerical result out of range" <<< "$out"
+	check_err $? "not ERANGE: $out"
+	[ "$(ip -n "$refl" -j stamp session show | jq length)" = 1 ]
+	check_err $? "a session was added"
+	log_test "ynl: the kernel refuses $1"
+}
+
+test_ynl()
+{
+	local segs out
+
+	YNL_CLI=$KSRC/tools/net/ynl/cli.py
+	YNL_SPEC=$KSRC/Documentation/netlink/specs/stamp.yaml
+	if [ ! -f "$YNL_CLI" ] || [ ! -f "$YNL_SPEC" ]; then
+		log_test_skip "ynl: no $YNL_CLI or $YNL_SPEC (set KSRC)"
+		return
+	fi
+	if ! python3 -c 'import yaml' 2>/dev/null; then
+		log_test_skip "ynl: cli.py needs python3 with PyYAML"
+		return
+	fi
+	# cli.py validates the spec against the schema only when jsonschema
+	# is there; make ynl-check validates it on the host, with ynl-gen.
+	YNL_SCHEMA=
+	python3 -c 'import jsonschema' 2>/dev/null || YNL_SCHEMA=--no-schema
+
+	ip -n "$refl" stamp flush
+	ip -n "$refl" stamp reflector add port 920 address "$REFL6" \
+		mode stateful auth early-timestamp sport-min 2000
+	ip -n "$refl" stamp reflector add port 921 address "$REFL4"
+	ip -n "$refl" stamp session add ssid 31 peer "$SND6" \
+		return-segs "$SID2,$SID3" key "$KEY"
+
+	RET=0
+	out=$(ynl --dump reflector-get 2>&1)
+	check_err $? "reflector-get: $out"
+	jq -e --arg a6 "$REFL6" --arg a4 "$REFL4" '
+		length == 2 and
+		(map(select(.port == 920))[0] |
+		 .addr6 == $a6 and .mode == "stateful" and .auth == true and
+		 ."early-ts" == true and ."sport-min" == 2000 and
+		 .stats.rx == 0 and has("addr4") == false) and
+		(map(select(.port == 921))[0] |
+		 .addr4 == $a4 and .mode == "stateless" and has("auth") == false
+		 and has("early-ts") == false and ."sport-min" == 1024)' \
+		<<< "$out" >/dev/null
+	check_err $? "reflector-get dumped $out"
+	log_test "ynl: cli.py --dump reflector-get gives what was configured"
+
+	RET=0
+	segs=$(python3 -c 'import ipaddress, sys
+print("".join(ipaddress.IPv6Address(a).packed.hex() for a in sys.argv[1:]))' \
+		"$SID2" "$SID3")
+	out=$(ynl --dump session-get 2>&1)
+	check_err $? "session-get: $out"
+	jq -e --arg p6 "$SND6" --arg segs "$segs" '
+		length == 1 and
+		(.[0] | .ssid == 31 and .peer6 == $p6 and .segs == $segs and
+		 ."has-key" == true and has("key") == false and .seq == 0 and
+		 .stats.rx == 0 and .stats.tx == 0)' <<< "$out" >/dev/null
+	check_err $? "session-get dumped $out"
+	log_test "ynl: cli.py --dump session-get gives what was configured"
+
+	# 17 addresses, 272 bytes; 65 bytes
+	check_ynl_reject "17 return SIDs" segs "$(printf '%0544d' 0)" \
+		"return-segs is 1 to 16 addresses"
+	check_ynl_reject "an empty return path" segs "" \
+		"return-segs is 1 to 16 addresses"
+	check_ynl_reject "a 65-byte key" key "$(printf '%0130d' 0)" \
+		"key is 1 to 64 bytes"
+	check_ynl_reject "an empty key" key "" "key is 1 to 64 bytes"
+	ip -n "$refl" stamp flush
+}
+
+# ipv6_hex ADDR: the 16 bytes of an IPv6 address in hex, as cli.py takes
+# a binary attribute
+ipv6_hex()
+{
+	python3 -c 'import ipaddress, sys
+print(ipaddress.IPv6Address(sys.argv[1]).packed.hex())' "$1"
+}
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: need root privileges"
 	exit "$ksft_skip"
@@ -222,6 +330,7 @@ fi
 
 tmp=$(mktemp -d)
 cap=
+KSRC=${KSRC:-$(cd "$(dirname "$0")/../../../.." && pwd)}
 setup
 if ! ip -n "$refl" stamp reflector add 2>/dev/null; then
 	echo "SKIP: kernel or ip without STAMP (CONFIG_NET_STAMP)"
@@ -345,6 +454,9 @@ ip -n "$refl" stamp session add ssid 1
 check_reject "duplicate session" session add ssid 1
 check_reject "key longer than 64 bytes" \
 	session add ssid 2 key "$(printf '%0130d' 0)"
+
+# --- the family through its YNL spec -----------------------------------------
+test_ynl
 
 # --- ip -batch -force, flush ----------------------------------------------------
 # count WHAT(reflector|session): how many the namespace has

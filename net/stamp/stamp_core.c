@@ -47,6 +47,8 @@
 #include <net/seg6.h>
 #include <uapi/linux/stamp.h>
 
+#include "stamp_nl.h"
+
 /* Packet layouts, RFC 8762 section 4 as updated by RFC 8972 section 3. */
 #define STAMP_UNAUTH_LEN	44
 #define STAMP_AUTH_LEN		112
@@ -978,29 +980,6 @@ free:
 
 static struct genl_family stamp_genl_family;
 
-static const struct nla_policy stamp_policy[STAMP_A_MAX + 1] = {
-	[STAMP_A_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
-	[STAMP_A_ADDR4]		= { .type = NLA_BE32 },
-	[STAMP_A_ADDR6]		= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
-	[STAMP_A_MODE]		= NLA_POLICY_MAX(NLA_U8, STAMP_MODE_MAX),
-	[STAMP_A_AUTH]		= { .type = NLA_FLAG },
-	[STAMP_A_ERR_EST]	= { .type = NLA_U16 },
-	[STAMP_A_SSID]		= { .type = NLA_U16 },
-	[STAMP_A_PEER4]		= { .type = NLA_BE32 },
-	[STAMP_A_PEER6]		= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
-	[STAMP_A_SEGS]		= NLA_POLICY_RANGE(NLA_BINARY,
-						   sizeof(struct in6_addr),
-						   STAMP_SEGS_MAX *
-						   sizeof(struct in6_addr)),
-	[STAMP_A_KEY]		= NLA_POLICY_RANGE(NLA_BINARY, 1,
-						   STAMP_KEY_MAX_LEN),
-	[STAMP_A_HAS_KEY]	= { .type = NLA_REJECT },
-	[STAMP_A_SEQ]		= { .type = NLA_REJECT },
-	[STAMP_A_STATS]		= { .type = NLA_REJECT },
-	[STAMP_A_EARLY_TS]	= { .type = NLA_FLAG },
-	[STAMP_A_SPORT_MIN]	= NLA_POLICY_MIN(NLA_U16, 1),
-};
-
 /* An address given as either of two attributes; family 0 if neither. */
 static int stamp_parse_addr(struct genl_info *info, int a4, int a6,
 			    union stamp_addr *addr, u8 *family)
@@ -1089,7 +1068,7 @@ static int stamp_reflector_sock(struct net *net, struct stamp_reflector *r)
 	return 0;
 }
 
-static int stamp_reflector_add(struct sk_buff *skb, struct genl_info *info)
+int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
 	struct nlattr **tb = info->attrs;
@@ -1160,7 +1139,7 @@ free:
 	return err;
 }
 
-static int stamp_reflector_del(struct sk_buff *skb, struct genl_info *info)
+int stamp_nl_reflector_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
 	struct nlattr **tb = info->attrs;
@@ -1253,8 +1232,8 @@ static int stamp_dump_done(struct sk_buff *skb, int err)
 	return err;
 }
 
-static int stamp_reflector_dump(struct sk_buff *skb,
-				struct netlink_callback *cb)
+int stamp_nl_reflector_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
 {
 	struct stamp_net *sn = stamp_pernet(sock_net(skb->sk));
 	struct stamp_reflector *r;
@@ -1311,6 +1290,15 @@ static int stamp_session_key(struct stamp_session *s, const struct nlattr *a,
 	struct crypto_shash *tfm;
 	int err;
 
+	/* ynl-gen does not render a binary attribute's length range into
+	 * the policy: checked here, as the policy would, before anything.
+	 */
+	if (!nla_len(a) || nla_len(a) > STAMP_KEY_MAX_LEN) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "key is 1 to " __stringify(STAMP_KEY_MAX_LEN)
+				    " bytes");
+		return -ERANGE;
+	}
 	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
 	if (IS_ERR(tfm)) {
 		NL_SET_ERR_MSG_ATTR(extack, a, "hmac(sha256) is not available");
@@ -1332,6 +1320,14 @@ static int stamp_session_segs(struct stamp_session *s, const struct nlattr *a,
 	const struct in6_addr *segs = nla_data(a);
 	int n = nla_len(a) / sizeof(*segs);
 
+	/* Length range: see stamp_session_key(). */
+	if (nla_len(a) < sizeof(*segs) ||
+	    nla_len(a) > STAMP_SEGS_MAX * sizeof(*segs)) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "return-segs is 1 to "
+				    __stringify(STAMP_SEGS_MAX) " addresses");
+		return -ERANGE;
+	}
 	if (!IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL)) {
 		NL_SET_ERR_MSG_ATTR(extack, a,
 				    "return-segs needs CONFIG_IPV6_SEG6_LWTUNNEL");
@@ -1380,7 +1376,7 @@ static struct stamp_session *stamp_session_find(struct stamp_net *sn, u16 ssid,
 	return NULL;
 }
 
-static int stamp_session_add(struct sk_buff *skb, struct genl_info *info)
+int stamp_nl_session_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
 	struct nlattr **tb = info->attrs;
@@ -1445,7 +1441,7 @@ too_many:
 	return -ENOSPC;
 }
 
-static int stamp_session_del(struct sk_buff *skb, struct genl_info *info)
+int stamp_nl_session_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
 	struct stamp_session *s;
@@ -1512,7 +1508,8 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int stamp_session_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int stamp_nl_session_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
 {
 	struct stamp_net *sn = stamp_pernet(sock_net(skb->sk));
 	struct stamp_session *s;
@@ -1533,48 +1530,15 @@ static int stamp_session_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return stamp_dump_done(skb, err);
 }
 
-static const struct genl_ops stamp_genl_ops[] = {
-	{
-		.cmd	= STAMP_CMD_REFLECTOR_ADD,
-		.doit	= stamp_reflector_add,
-		.flags	= GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd	= STAMP_CMD_REFLECTOR_DEL,
-		.doit	= stamp_reflector_del,
-		.flags	= GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd	= STAMP_CMD_REFLECTOR_GET,
-		.dumpit	= stamp_reflector_dump,
-		.flags	= GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd	= STAMP_CMD_SESSION_ADD,
-		.doit	= stamp_session_add,
-		.flags	= GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd	= STAMP_CMD_SESSION_DEL,
-		.doit	= stamp_session_del,
-		.flags	= GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd	= STAMP_CMD_SESSION_GET,
-		.dumpit	= stamp_session_dump,
-		.flags	= GENL_UNS_ADMIN_PERM,
-	},
-};
-
 static struct genl_family stamp_genl_family __ro_after_init = {
 	.name		= STAMP_GENL_NAME,
 	.version	= STAMP_GENL_VERSION,
-	.maxattr	= STAMP_A_MAX,
-	.policy		= stamp_policy,
+	.maxattr	= ARRAY_SIZE(stamp_nl_policy) - 1,
+	.policy		= stamp_nl_policy,
 	.netnsok	= true,
 	.parallel_ops	= true,
-	.ops		= stamp_genl_ops,
-	.n_ops		= ARRAY_SIZE(stamp_genl_ops),
+	.small_ops	= stamp_nl_ops,
+	.n_small_ops	= ARRAY_SIZE(stamp_nl_ops),
 	.resv_start_op	= STAMP_CMD_SESSION_GET + 1,
 	.module		= THIS_MODULE,
 };

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The STAMP genetlink spec is authoritative: include/uapi/linux/stamp.h and
+# net/stamp/stamp_nl.{c,h} are what the kernel tree's ynl-gen makes of
+# Documentation/netlink/specs/stamp.yaml, and iproute2's copy of the uapi
+# header (iproute2-patches/) is that header.
+#
+#   scripts/ynl-regen.sh KSRC check   regenerate into a temporary
+#                                     directory, fail on any difference
+#   scripts/ynl-regen.sh KSRC write   regenerate the committed files
+#
+# KSRC is the assembled kernel tree (build/linux): its
+# tools/net/ynl/ynl-gen-c.py and the schemas in Documentation/netlink/.
+# ynl-gen needs PyYAML and jsonschema (it validates the spec against the
+# schema): YNL_PYTHON, else the first python3 that has both.
+set -eu
+
+KSRC=${1:?usage: $0 KSRC check|write}
+MODE=${2:?usage: $0 KSRC check|write}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SPEC=Documentation/netlink/specs/stamp.yaml
+GEN=$KSRC/tools/net/ynl/ynl-gen-c.py
+# generated file -> ynl-gen arguments
+FILES="include/uapi/linux/stamp.h net/stamp/stamp_nl.h net/stamp/stamp_nl.c"
+
+case $MODE in check|write) ;; *) echo "$0: check or write, not $MODE" >&2; exit 2 ;; esac
+[ -f "$GEN" ] || { echo "$0: no $GEN (make tree)" >&2; exit 1; }
+
+py=${YNL_PYTHON:-}
+if [ -z "$py" ]; then
+	for c in python3 /usr/bin/python3; do
+		if "$c" -c 'import yaml, jsonschema' 2>/dev/null; then
+			py=$c
+			break
+		fi
+	done
+fi
+if [ -z "$py" ]; then
+	echo "$0: no python3 with PyYAML and jsonschema (set YNL_PYTHON)" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ynl-gen names the spec by its path below the directory that holds
+# MAINTAINERS (and searches up to / for one), and finds the schema two
+# levels above the spec: give it a kernel-like root holding our spec.
+root=$tmp/root
+mkdir -p "$root/Documentation/netlink/specs"
+touch "$root/MAINTAINERS"
+cp "$KSRC"/Documentation/netlink/genetlink*.yaml "$root/Documentation/netlink/"
+cp "$TOP/$SPEC" "$root/$SPEC"
+
+out=$tmp/out
+mkdir -p "$out/include/uapi/linux" "$out/net/stamp"
+gen() {
+	"$py" "$GEN" --spec "$root/$SPEC" "$@"
+}
+gen --mode uapi --header -o "$out/include/uapi/linux/stamp.h"
+gen --mode kernel --header -o "$out/net/stamp/stamp_nl.h"
+gen --mode kernel --source -o "$out/net/stamp/stamp_nl.c"
+
+if [ "$MODE" = write ]; then
+	for f in $FILES; do
+		cp "$out/$f" "$TOP/$f"
+		echo "ynl-regen: wrote $f"
+	done
+	exit 0
+fi
+
+rc=0
+for f in $FILES; do
+	if ! diff -u --label "$f (committed)" --label "$f (from $SPEC)" \
+		"$TOP/$f" "$out/$f"; then
+		echo "ynl-regen: $f differs from what ynl-gen makes of $SPEC" >&2
+		rc=1
+	fi
+done
+
+# iproute2 carries the uapi header as the kernel has it: its copy is what
+# its series leaves in include/uapi/linux/stamp.h.
+ipr=$tmp/iproute2
+mkdir -p "$ipr"
+for p in "$TOP"/iproute2-patches/*.patch; do
+	git -C "$ipr" apply --include=include/uapi/linux/stamp.h "$p"
+done
+if ! diff -u --label "iproute2-patches: include/uapi/linux/stamp.h" \
+	--label "include/uapi/linux/stamp.h" \
+	"$ipr/include/uapi/linux/stamp.h" "$TOP/include/uapi/linux/stamp.h"; then
+	echo "ynl-regen: iproute2's copy of stamp.h is not the kernel's" >&2
+	rc=1
+fi
+
+[ $rc = 0 ] && echo "ynl-regen: $FILES and iproute2's stamp.h are $SPEC's"
+exit $rc
