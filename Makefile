@@ -51,7 +51,7 @@ APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	qemu-system-x86 busybox-static udev iproute2 \
 	libmnl-dev libnftnl-dev autoconf automake libtool libltdl-dev pkg-config \
 	libcap-dev \
-	python3-scapy python3-yaml python3-matplotlib tshark iputils-ping \
+	python3-scapy python3-yaml python3-jsonschema python3-matplotlib tshark iputils-ping \
 	ethtool tcpdump socat jq nftables groff-base
 PIP_PKGS := virtme-ng==1.42
 

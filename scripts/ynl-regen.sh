@@ -13,7 +13,8 @@
 # KSRC is the assembled kernel tree (build/linux): its
 # tools/net/ynl/ynl-gen-c.py and the schemas in Documentation/netlink/.
 # ynl-gen needs PyYAML and jsonschema (it validates the spec against the
-# schema): YNL_PYTHON, else the first python3 that has both.
+# schema): YNL_PYTHON, else the first python3 that has both (Debian's, which
+# make deps gives python3-yaml and python3-jsonschema, first).
 set -eu
 
 KSRC=${1:?usage: $0 KSRC check|write}
@@ -29,7 +30,7 @@ case $MODE in check|write) ;; *) echo "$0: check or write, not $MODE" >&2; exit 
 
 py=${YNL_PYTHON:-}
 if [ -z "$py" ]; then
-	for c in python3 /usr/bin/python3; do
+	for c in /usr/bin/python3 python3; do
 		if "$c" -c 'import yaml, jsonschema' 2>/dev/null; then
 			py=$c
 			break
