@@ -19,4 +19,4 @@ done
 bss=$(/usr/bin/python3 -c 'import struct, time
 off = round(time.clock_gettime(time.CLOCK_TAI) - time.time())
 print(struct.pack("=i", off).hex())')
-ip netns exec "$ns" "$dir/tcx_load" "$dir/stamp_ebpf.bpf.o" ingress "$dev" "$bss"
+ip netns exec "$ns" "$dir/tcx_load" "$dir/stamp_ebpf.bpf.o" ingress "$dev" ".bss=$bss"

@@ -7,10 +7,12 @@
  * cls_bpf.  Run it in the device's netns.  The attachment stays after
  * this process exits, until the device goes away.
  *
- * BSS, if given, is the initial value of the object's .bss in hex (all of
- * it: the loader knows no variable by name).
+ * SECTION=HEX, if given, is the initial value of the object's global data
+ * section SECTION (.bss, .data or .rodata), all of it, in hex: the loader
+ * knows no variable by name.  .rodata is frozen at load: the verifier
+ * takes what the program reads from it as constants.
  *
- * usage: tcx_load OBJ ingress|egress DEV [BSS]
+ * usage: tcx_load OBJ ingress|egress DEV [SECTION=HEX]
  */
 
 #include <errno.h>
@@ -25,28 +27,38 @@
 #define TCX_INGRESS	46
 #define TCX_EGRESS	47
 
-static int set_bss(struct bpf_object *obj, const char *hex)
+/* Its internal maps are named after the object, then the section. */
+static int set_section(struct bpf_object *obj, const char *arg)
 {
-	size_t len = strlen(hex) / 2, i, size;
+	const char *hex = strchr(arg, '=');
 	struct bpf_map *map = NULL, *m;
+	size_t len, i, size, slen;
 	unsigned char *buf;
 	int err;
 
+	if (!hex || hex == arg) {
+		fprintf(stderr, "tcx_load: not SECTION=HEX: %s\n", arg);
+		return -1;
+	}
+	slen = hex - arg;
+	hex++;
+	len = strlen(hex) / 2;
 	bpf_object__for_each_map(m, obj) {
 		const char *name = bpf_map__name(m);
 		size_t n = strlen(name);
 
-		if (n >= 4 && !strcmp(name + n - 4, ".bss"))
+		if (n >= slen && !strncmp(name + n - slen, arg, slen))
 			map = m;
 	}
 	if (!map) {
-		fprintf(stderr, "tcx_load: the object has no .bss\n");
+		fprintf(stderr, "tcx_load: the object has no %.*s\n",
+			(int)slen, arg);
 		return -1;
 	}
 	size = bpf_map__value_size(map);
 	if (strlen(hex) % 2 || len != size) {
-		fprintf(stderr, "tcx_load: .bss has %zu bytes, not %zu\n",
-			size, len);
+		fprintf(stderr, "tcx_load: %.*s has %zu bytes, not %zu\n",
+			(int)slen, arg, size, len);
 		return -1;
 	}
 	buf = malloc(len);
@@ -76,7 +88,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4 || argc > 5 ||
 	    (strcmp(argv[2], "ingress") && strcmp(argv[2], "egress"))) {
-		fprintf(stderr, "usage: %s OBJ ingress|egress DEV [BSS]\n",
+		fprintf(stderr, "usage: %s OBJ ingress|egress DEV [SECTION=HEX]\n",
 			argv[0]);
 		return 2;
 	}
@@ -92,7 +104,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (argc == 5 && set_bss(obj, argv[4]))
+	if (argc == 5 && set_section(obj, argv[4]))
 		return 1;
 	err = bpf_object__load(obj);
 	if (err) {
