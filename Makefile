@@ -52,13 +52,14 @@ APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	libmnl-dev libnftnl-dev autoconf automake libtool libltdl-dev pkg-config \
 	libcap-dev \
 	python3-scapy python3-yaml python3-jsonschema python3-matplotlib tshark iputils-ping \
-	ethtool tcpdump socat jq nftables groff-base
+	ethtool tcpdump socat jq nftables groff-base \
+	clang libbpf-dev
 PIP_PKGS := virtme-ng==1.42
 
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools check check-debug check-debug-run check-host check-harness demo bench insn gate series series-build \
+.PHONY: help deps fetch tree kernel tools install-tools check check-debug check-debug-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock \
 	clean distclean
 
@@ -160,12 +161,12 @@ demo: kernel tools
 # SRPerf benchmarks: make bench [BENCH=name[,name]] [ONLY=behaviour,...]
 # [ICOUNT=1]: ICOUNT=1 runs the guest under QEMU's icount with the
 # instruction counter bench/insn.c (bench/README.md).
-bench: kernel tools insn
+bench: kernel tools insn bench-bpf
 	@$(call stage,bench,scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/bench)
 
 # The performance gate (bench/gate.sh) in an icount guest of its own; make
 # check's test @bench/gate.sh reports its verdict.
-gate: kernel tools insn
+gate: kernel tools insn bench-bpf
 	@$(call stage,gate,GATE=1 scripts/bench.sh $(BZIMAGE) $(PREFIX) $(BUILD)/gate)
 
 # The bench's instruction counter: a QEMU TCG plugin, built against the
@@ -178,6 +179,23 @@ $(INSN_SO): bench/insn.c | fetch
 		[ -r "$$hdr" ] || { echo "insn: no qemu-plugin.h (make fetch)" >&2; exit 1; }; \
 		mkdir -p $(@D) && gcc -O2 -Wall -shared -fPIC -I"$$(dirname "$$hdr")" -o $@ $<
 	@echo "insn: $@"
+
+# The bench's eBPF programs: bench/NAME.bpf.c, C for the BPF target, built
+# with Debian's clang against libbpf-dev's headers into build/bench-bpf/,
+# and their loader bench/tcx_load.c (libbpf) (bench/README.md, "The eBPF
+# Session-Reflector").  The gate configures every bench script, make check
+# tests the reflector: both need them.
+BPF_DIR := $(BUILD)/bench-bpf
+BPF_OBJS := $(patsubst bench/%.bpf.c,$(BPF_DIR)/%.bpf.o,$(wildcard bench/*.bpf.c))
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf \
+	-I/usr/include/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2> /dev/null)
+bench-bpf: $(BPF_OBJS) $(BPF_DIR)/tcx_load
+$(BPF_DIR)/%.bpf.o: bench/%.bpf.c | deps
+	@mkdir -p $(@D) && clang $(BPF_CFLAGS) -c $< -o $@
+	@echo "bench-bpf: $@"
+$(BPF_DIR)/tcx_load: bench/tcx_load.c | deps
+	@mkdir -p $(@D) && gcc -O2 -Wall -Werror -o $@ $< -lbpf
+	@echo "bench-bpf: $@"
 
 # ---------------------------------------------------------------- series --
 series: fetch

@@ -17,7 +17,7 @@ the offered rate (SRPerf's Algorithm 1), repeated to give mean, CV and CI95.
 Traffic comes from vCPU 0, from the kernel's pktgen: plain IPv4/IPv6 frames
 as pktgen builds them; any other frame (an SRH, ...) built with Scapy and
 written over pktgen's frames by an eBPF program at the generator veth's
-egress (bench/rewrite.py).
+egress (bench/rewrite.bpf.c).
 
 Offered packets are counted at the generator's veth (sent + dropped), delivered
 packets at the sink's veth when the generator stops, and the per-CPU softirq
@@ -37,7 +37,6 @@ import mmap
 import os
 import re
 import shutil
-import socket
 import statistics
 import struct
 import subprocess
@@ -282,6 +281,25 @@ def srv6_frame(traffic, size, src_mac, dst_mac):
     return raw(Ether(src=src_mac, dst=dst_mac) / outer / srh / inner)
 
 
+REWRITE_MAX = 512      # bench/rewrite.bpf.c's TEMPLATE_MAX
+
+
+def rewrite_attach(dev, offset, tmpl):
+    """Attach bench/rewrite.bpf.c at DEV's tcx egress (in this thread's
+    netns), to write TMPL over each frame from byte OFFSET on: its .rodata
+    is the offset, the length and the template, zero-padded."""
+    if not 1 <= len(tmpl) <= REWRITE_MAX:
+        raise ValueError(f"template of {len(tmpl)} bytes: 1 to {REWRITE_MAX}")
+    rodata = struct.pack("=II", offset, len(tmpl)) + tmpl.ljust(REWRITE_MAX, b"\0")
+    bpf = os.path.join(os.path.dirname(HERE), "build", "bench-bpf")
+    out = subprocess.run([os.path.join(bpf, "tcx_load"),
+                          os.path.join(bpf, "rewrite.bpf.o"), "egress", dev,
+                          ".rodata=" + rodata.hex()],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"rewrite: {out.stderr.strip()} (make bench-bpf)")
+
+
 def template(frame, pktgen_end=78):
     """What the generator's rewrite writes over the UDP frame pktgen builds,
     of the same length, to make it FRAME: FRAME from the IPv6 header on (the
@@ -302,7 +320,7 @@ class Generator:
     which pktgen cannot build: pktgen builds an IPv6/UDP frame of the same
     length, sent through the qdisc layer, and a program at the generator
     veth's tcx egress hook rewrites it into the frame srv6_frame() built
-    (bench/rewrite.py: one bpf_skb_store_bytes() per packet).  Both run in
+    (bench/rewrite.bpf.c: one bpf_skb_store_bytes() per packet).  Both run in
     pktgen's kthread on GEN_CPU, on one fresh skb per packet.
     """
 
@@ -321,16 +339,11 @@ class Generator:
         if self.srh:
             frame = srv6_frame(traffic, size, topo.mac["gen0"], self.dst_mac)
             self.frame_len = len(frame)
-            # bench/rewrite.py, in this process (a Python start-up per
-            # behaviour costs seconds under TCG): attached, the program stays
-            # when its fd is closed.
-            import rewrite
+            # bench/rewrite.bpf.c, attached by tcx_load (make bench-bpf)
+            # run from this thread in the generator's netns: it stays when
+            # the loader exits.
             with netns(topo.gen):
-                fd = rewrite.load(rewrite.build(14, template(frame)))
-                try:
-                    rewrite.attach(fd, socket.if_nametoindex("veth0"))
-                finally:
-                    os.close(fd)
+                rewrite_attach("veth0", 14, template(frame))
 
     def pg(self, cmds):
         # One command per write, newline-terminated: pktgen scans a word

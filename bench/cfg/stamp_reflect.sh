@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # STAMP reflection over IPv6: the in-kernel Session-Reflector against a
-# user-space one.
-#   stamp_reflect.sh GEN SUT MODE, run by stamp_kernel.sh, stamp_user.sh
-#   and stamp_idle.sh
+# user-space one and an eBPF one.
+#   stamp_reflect.sh GEN SUT MODE, run by stamp_kernel.sh, stamp_user.sh,
+#   stamp_ebpf.sh and stamp_idle.sh
 # kernel: the SUT's in-kernel reflector answers every test packet;
 # user:   bench/stamp_reflector.c (recvmmsg/sendmmsg) does, pinned to the
 #         SUT's CPU, so the cost method counts its time as the SUT's;
+# ebpf:   bench/stamp_ebpf.bpf.c at the tc ingress hook of the SUT's veth0
+#         answers it and redirects the reply out of sink0 (the route to
+#         the sender), the IP stack never sees it;
 # idle:   plain IPv6 forwarding with an in-kernel reflector configured and
 #         no test packet at all (its cost must be that of ipv6).
 # Test packets go to the SUT's own fd00:1::2, UDP port 862, from fd00:9::5,
@@ -28,6 +31,9 @@ user)
 	ip netns exec "$SUT" setsid taskset -c 1 "$exe" 862 \
 		< /dev/null > /dev/null 2>&1 &
 	sleep 0.5
+	;;
+ebpf)
+	bash "$(dirname "$0")/../stamp_ebpf_load.sh" "$SUT" veth0
 	;;
 idle)
 	sut stamp reflector add port 862
