@@ -232,9 +232,10 @@ struct stamp_reflector {
 	u16				sport_min;
 };
 
-struct stamp_session {
-	struct hlist_node		node;
-	struct stamp_pcpu_stats __percpu *stats;
+/* What a change of a session replaces, as one: the receive path reads it
+ * once per packet.
+ */
+struct stamp_session_cfg {
 	/* The return path, with room for the final segment in segments[0];
 	 * srh_short leaves out the last configured SID when it is the final
 	 * destination itself.
@@ -242,6 +243,12 @@ struct stamp_session {
 	struct ipv6_sr_hdr		*srh;
 	struct ipv6_sr_hdr		*srh_short;
 	struct crypto_shash		*tfm;
+};
+
+struct stamp_session {
+	struct hlist_node		node;
+	struct stamp_pcpu_stats __percpu *stats;
+	struct stamp_session_cfg __rcu	*cfg;
 	atomic_t			seq;
 	union stamp_addr		peer;
 	u8				family;	/* 0: any peer */
@@ -460,7 +467,7 @@ static bool stamp_hmac_ok(struct crypto_shash *tfm, const u8 *a,
 	return !crypto_memneq(want, mac, STAMP_HMAC_LEN);
 }
 
-static void stamp_tlvs_scan(struct stamp_session *s, bool auth, const u8 *p,
+static void stamp_tlvs_scan(struct crypto_shash *tfm, bool auth, const u8 *p,
 			    unsigned int base, unsigned int len,
 			    struct stamp_tlv_scan *scan)
 {
@@ -492,7 +499,7 @@ static void stamp_tlvs_scan(struct stamp_session *s, bool auth, const u8 *p,
 		if (t->type == STAMP_TLV_HMAC && vlen == STAMP_HMAC_LEN && auth &&
 		    !hmac_seen) {
 			hmac_seen = true;
-			scan->hmac_bad = !stamp_hmac_ok(s->tfm, p, sizeof(__be32),
+			scan->hmac_bad = !stamp_hmac_ok(tfm, p, sizeof(__be32),
 							p + base, off - base,
 							p + off + sizeof(*t));
 		}
@@ -505,6 +512,7 @@ static void stamp_tlvs_scan(struct stamp_session *s, bool auth, const u8 *p,
 struct stamp_tlv_ctx {
 	struct stamp_reflector	*r;
 	struct stamp_session	*s;
+	struct crypto_shash	*tfm;		/* the session's, if any */
 	const struct stamp_rx	*rx;
 	int			hmac_off;	/* reply HMAC TLV value, or -1 */
 	bool			dm_read;	/* dm_rx and dm_tx are set */
@@ -616,7 +624,7 @@ static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
 		stamp_count(ctx->r, ctx->s, STAMP_STAT_TLV_MALFORMED);
 	}
 	if (ctx->hmac_off >= 0)
-		stamp_hmac(ctx->s->tfm, p, sizeof(__be32), p + base,
+		stamp_hmac(ctx->tfm, p, sizeof(__be32), p + base,
 			   ctx->hmac_off - sizeof(struct stamp_tlv) - base,
 			   p + ctx->hmac_off);
 }
@@ -624,10 +632,12 @@ static void stamp_tlvs_reply(struct stamp_tlv_ctx *ctx, u8 *p,
 /* Rewrite the test packet @p (@len bytes of UDP payload) into the reply. */
 static void stamp_build_reply(struct stamp_reflector *r,
 			      struct stamp_session *s,
+			      struct crypto_shash *tfm,
 			      const struct stamp_rx *rx, u8 *p,
 			      unsigned int len)
 {
-	struct stamp_tlv_ctx ctx = { .r = r, .s = s, .rx = rx, .hmac_off = -1 };
+	struct stamp_tlv_ctx ctx = { .r = r, .s = s, .tfm = tfm, .rx = rx,
+				     .hmac_off = -1 };
 	unsigned int base = r->auth ? STAMP_AUTH_LEN : STAMP_UNAUTH_LEN;
 	__be16 snd_ee, *ee;
 	__be64 snd_ts, *ts;
@@ -689,12 +699,13 @@ static void stamp_build_reply(struct stamp_reflector *r,
 	/* T3, as late as the payload allows: only the HMAC comes after. */
 	*ts = stamp_timestamp(ktime_get_real(), ptp, tai_off);
 	if (r->auth)
-		stamp_hmac(s->tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
+		stamp_hmac(tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
 			   p + STAMP_AUTH_HMAC_OFF);
 }
 
-static int stamp_xmit6(struct stamp_reflector *r, struct stamp_session *s,
-		       struct sk_buff *skb, const struct stamp_rx *rx)
+static int stamp_xmit6(struct stamp_reflector *r,
+		       const struct stamp_session_cfg *c, struct sk_buff *skb,
+		       const struct stamp_rx *rx)
 {
 	struct net *net = sock_net(r->sock->sk);
 	struct ipv6_sr_hdr *srh = NULL;
@@ -706,11 +717,11 @@ static int stamp_xmit6(struct stamp_reflector *r, struct stamp_session *s,
 	__wsum csum;
 	int err;
 
-	if (IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL) && s && s->srh) {
-		srh = s->srh;
-		if (s->srh_short &&
+	if (IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL) && c && c->srh) {
+		srh = c->srh;
+		if (c->srh_short &&
 		    ipv6_addr_equal(&srh->segments[1], &rx->saddr.v6))
-			srh = s->srh_short;
+			srh = c->srh_short;
 	}
 	hlen = sizeof(*ip6h) + (srh ? ipv6_optlen((struct ipv6_opt_hdr *)srh) : 0);
 	err = skb_cow_head(skb, MAX_HEADER + hlen);
@@ -892,7 +903,9 @@ static bool stamp_is_reply(const struct stamp_reflector *r, const u8 *p)
 static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct stamp_reflector *r = rcu_dereference_sk_user_data(sk);
+	const struct stamp_session_cfg *c = NULL;
 	struct stamp_session *s = NULL;
+	struct crypto_shash *tfm = NULL;
 	unsigned int base, len, ssid_off;
 	struct stamp_rx rx;
 	int drop, err;
@@ -927,26 +940,30 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 
 	s = stamp_session_lookup(stamp_pernet(sock_net(sk)),
 				 get_unaligned_be16(p + ssid_off), &rx);
-	if (s)
+	if (s) {
 		stamp_stat_inc(s->stats, STAMP_STAT_RX);
+		/* One configuration for the whole packet, old or new. */
+		c = rcu_dereference(s->cfg);
+		tfm = c->tfm;
+	}
 	drop = STAMP_STAT_DROP_NO_SESSION;
 	if (!s && (r->auth || r->mode == STAMP_MODE_STATEFUL))
 		goto drop;
 	/* A keyed session never answers unauthenticated test packets. */
 	drop = STAMP_STAT_DROP_AUTH;
-	if (s && !s->tfm != !r->auth)
+	if (s && !tfm != !r->auth)
 		goto drop;
-	if (r->auth && !stamp_hmac_ok(s->tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
+	if (r->auth && !stamp_hmac_ok(tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
 				      p + STAMP_AUTH_HMAC_OFF))
 		goto drop;
 
 	/* Before anything is rewritten: the CoS TLV's DSCP1 sets the reply's
 	 * DSCP, and the HMAC TLV covers the sender's Sequence Number.
 	 */
-	stamp_tlvs_scan(s, r->auth, p, base, len, &rx.tlv);
+	stamp_tlvs_scan(tfm, r->auth, p, base, len, &rx.tlv);
 	if (rx.tlv.cos_dsfield >= 0)
 		rx.reply_dsfield = rx.tlv.cos_dsfield;
-	stamp_build_reply(r, s, &rx, p, len);
+	stamp_build_reply(r, s, tfm, &rx, p, len);
 
 	/* From here on the skb is the reply. */
 	skb_orphan(skb);
@@ -957,7 +974,7 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	swap(udp_hdr(skb)->source, udp_hdr(skb)->dest);
 
 	/* 1: sent; 0: consumed by a failed ip*_local_out(); < 0: not sent */
-	err = rx.v6 ? stamp_xmit6(r, s, skb, &rx) : stamp_xmit4(r, skb, &rx);
+	err = rx.v6 ? stamp_xmit6(r, c, skb, &rx) : stamp_xmit4(r, skb, &rx);
 	if (err > 0) {
 		stamp_count(r, s, STAMP_STAT_TX);
 		return 0;
@@ -1068,11 +1085,32 @@ static int stamp_reflector_sock(struct net *net, struct stamp_reflector *r)
 	return 0;
 }
 
+/* Give the existing reflector @old the configuration of @r, which keeps
+ * @old's socket and counters: the receive path holds one reflector from
+ * the socket's user data, so it sees the old configuration or the new one,
+ * never a mix.  @old is freed by the caller after a grace period.
+ */
+static void stamp_reflector_replace(struct stamp_reflector *old,
+				    struct stamp_reflector *r)
+{
+	r->sock = old->sock;
+	r->stats = old->stats;
+	if (r->early_ts && !old->early_ts)
+		net_enable_timestamp();
+	list_replace(&old->list, &r->list);
+	rcu_assign_sk_user_data(r->sock->sk, r);
+}
+
+/* STAMP_CMD_REFLECTOR_ADD: NLM_F_REPLACE gives an existing reflector a new
+ * configuration (or, with NLM_F_CREATE, creates it if it is missing);
+ * without NLM_F_REPLACE, an existing one is an error.
+ */
 int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
+	u16 flags = info->nlhdr->nlmsg_flags;
 	struct nlattr **tb = info->attrs;
-	struct stamp_reflector *r;
+	struct stamp_reflector *r, *old;
 	int err;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
@@ -1099,16 +1137,26 @@ int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info)
 			       &r->family);
 	if (err)
 		goto free;
-	err = -ENOMEM;
-	r->stats = __netdev_alloc_pcpu_stats(struct stamp_pcpu_stats,
-					     GFP_KERNEL_ACCOUNT);
-	if (!r->stats)
-		goto free;
 
 	mutex_lock(&sn->lock);
-	err = -EEXIST;
-	if (stamp_reflector_find(sn, r->port, r->family, &r->addr)) {
-		NL_SET_ERR_MSG(info->extack, "reflector already exists");
+	old = stamp_reflector_find(sn, r->port, r->family, &r->addr);
+	if (old) {
+		err = -EEXIST;
+		if (!(flags & NLM_F_REPLACE) || (flags & NLM_F_EXCL)) {
+			NL_SET_ERR_MSG(info->extack, "reflector already exists");
+			goto unlock;
+		}
+		stamp_reflector_replace(old, r);
+		mutex_unlock(&sn->lock);
+		synchronize_net();
+		if (old->early_ts)
+			net_disable_timestamp();
+		kfree(old);
+		return 0;
+	}
+	err = -ENOENT;
+	if ((flags & NLM_F_REPLACE) && !(flags & NLM_F_CREATE)) {
+		NL_SET_ERR_MSG(info->extack, "no such reflector");
 		goto unlock;
 	}
 	err = -ENOSPC;
@@ -1118,6 +1166,11 @@ int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info)
 				   READ_ONCE(reflectors_max));
 		goto unlock;
 	}
+	err = -ENOMEM;
+	r->stats = __netdev_alloc_pcpu_stats(struct stamp_pcpu_stats,
+					     GFP_KERNEL_ACCOUNT);
+	if (!r->stats)
+		goto unlock;
 	err = stamp_reflector_sock(genl_info_net(info), r);
 	if (err) {
 		NL_SET_ERR_MSG(info->extack,
@@ -1274,17 +1327,26 @@ static struct ipv6_sr_hdr *stamp_srh_build(const struct in6_addr *segs,
 	return srh;
 }
 
+static void stamp_session_cfg_free(struct stamp_session_cfg *c)
+{
+	if (!c)
+		return;
+	crypto_free_shash(c->tfm);
+	kfree(c->srh);
+	kfree(c->srh_short);
+	kfree(c);
+}
+
 static void stamp_session_free(struct stamp_session *s)
 {
-	crypto_free_shash(s->tfm);
-	kfree(s->srh);
-	kfree(s->srh_short);
+	stamp_session_cfg_free(rcu_dereference_protected(s->cfg, true));
 	free_percpu(s->stats);
 	kfree(s);
 	atomic_dec(&stamp_sessions_live);
 }
 
-static int stamp_session_key(struct stamp_session *s, const struct nlattr *a,
+static int stamp_session_key(struct stamp_session_cfg *c,
+			     const struct nlattr *a,
 			     struct netlink_ext_ack *extack)
 {
 	struct crypto_shash *tfm;
@@ -1310,11 +1372,12 @@ static int stamp_session_key(struct stamp_session *s, const struct nlattr *a,
 		NL_SET_ERR_MSG_ATTR(extack, a, "key rejected by hmac(sha256)");
 		return err;
 	}
-	s->tfm = tfm;
+	c->tfm = tfm;
 	return 0;
 }
 
-static int stamp_session_segs(struct stamp_session *s, const struct nlattr *a,
+static int stamp_session_segs(struct stamp_session_cfg *c, u8 family,
+			      const struct nlattr *a,
 			      struct netlink_ext_ack *extack)
 {
 	const struct in6_addr *segs = nla_data(a);
@@ -1338,7 +1401,7 @@ static int stamp_session_segs(struct stamp_session *s, const struct nlattr *a,
 				    "return-segs is not a list of IPv6 addresses");
 		return -EINVAL;
 	}
-	if (s->family == AF_INET) {
+	if (family == AF_INET) {
 		NL_SET_ERR_MSG_ATTR(extack, a,
 				    "return-segs needs an IPv6 Session-Sender");
 		return -EINVAL;
@@ -1346,20 +1409,43 @@ static int stamp_session_segs(struct stamp_session *s, const struct nlattr *a,
 	/* The SRH makes the reply larger than the test packet: to any
 	 * source, that is an amplifier towards whoever the source names.
 	 */
-	if (!s->family) {
+	if (!family) {
 		NL_SET_ERR_MSG_ATTR(extack, a,
 				    "return-segs needs the session's peer address");
 		return -EINVAL;
 	}
-	s->srh = stamp_srh_build(segs, n);
-	if (!s->srh)
+	c->srh = stamp_srh_build(segs, n);
+	if (!c->srh)
 		return -ENOMEM;
 	if (n > 1) {
-		s->srh_short = stamp_srh_build(segs, n - 1);
-		if (!s->srh_short)
+		c->srh_short = stamp_srh_build(segs, n - 1);
+		if (!c->srh_short)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The return path and key of a session of @family, checked in full. */
+static struct stamp_session_cfg *stamp_session_cfg_new(struct genl_info *info,
+						       u8 family)
+{
+	struct nlattr **tb = info->attrs;
+	struct stamp_session_cfg *c;
+	int err = 0;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	if (tb[STAMP_A_SEGS])
+		err = stamp_session_segs(c, family, tb[STAMP_A_SEGS],
+					 info->extack);
+	if (!err && tb[STAMP_A_KEY])
+		err = stamp_session_key(c, tb[STAMP_A_KEY], info->extack);
+	if (err) {
+		stamp_session_cfg_free(c);
+		return ERR_PTR(err);
+	}
+	return c;
 }
 
 static struct stamp_session *stamp_session_find(struct stamp_net *sn, u16 ssid,
@@ -1376,63 +1462,84 @@ static struct stamp_session *stamp_session_find(struct stamp_net *sn, u16 ssid,
 	return NULL;
 }
 
+/* STAMP_CMD_SESSION_ADD, with the flags of STAMP_CMD_REFLECTOR_ADD.  A
+ * change replaces the return path and the key as one; the sequence number
+ * and the counters stay.
+ */
 int stamp_nl_session_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct stamp_net *sn = stamp_pernet(genl_info_net(info));
-	struct nlattr **tb = info->attrs;
+	u16 flags = info->nlhdr->nlmsg_flags;
+	struct stamp_session_cfg *c;
 	struct stamp_session *s;
+	union stamp_addr peer;
+	u8 family;
+	u16 ssid;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, STAMP_A_SSID))
 		return -EINVAL;
 	/* Checked again under the lock; this one spares the allocations. */
-	if (READ_ONCE(sn->n_sessions) >= READ_ONCE(sessions_max))
+	if (!(flags & NLM_F_REPLACE) &&
+	    READ_ONCE(sn->n_sessions) >= READ_ONCE(sessions_max))
 		goto too_many;
-	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
-	if (!s)
-		return -ENOMEM;
-	atomic_inc(&stamp_sessions_live);
-	s->ssid = nla_get_u16(tb[STAMP_A_SSID]);
-	err = stamp_parse_addr(info, STAMP_A_PEER4, STAMP_A_PEER6, &s->peer,
-			       &s->family);
+	ssid = nla_get_u16(info->attrs[STAMP_A_SSID]);
+	err = stamp_parse_addr(info, STAMP_A_PEER4, STAMP_A_PEER6, &peer,
+			       &family);
 	if (err)
-		goto free;
-	err = -ENOMEM;
-	s->stats = __netdev_alloc_pcpu_stats(struct stamp_pcpu_stats,
-					     GFP_KERNEL_ACCOUNT);
-	if (!s->stats)
-		goto free;
-	if (tb[STAMP_A_SEGS]) {
-		err = stamp_session_segs(s, tb[STAMP_A_SEGS], info->extack);
-		if (err)
-			goto free;
-	}
-	if (tb[STAMP_A_KEY]) {
-		err = stamp_session_key(s, tb[STAMP_A_KEY], info->extack);
-		if (err)
-			goto free;
-	}
+		return err;
+	c = stamp_session_cfg_new(info, family);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
 
 	mutex_lock(&sn->lock);
-	if (stamp_session_find(sn, s->ssid, s->family, &s->peer)) {
-		mutex_unlock(&sn->lock);
-		NL_SET_ERR_MSG(info->extack, "session already exists");
+	s = stamp_session_find(sn, ssid, family, &peer);
+	if (s) {
 		err = -EEXIST;
-		goto free;
+		if (!(flags & NLM_F_REPLACE) || (flags & NLM_F_EXCL)) {
+			NL_SET_ERR_MSG(info->extack, "session already exists");
+			goto unlock;
+		}
+		c = rcu_replace_pointer(s->cfg, c, lockdep_is_held(&sn->lock));
+		mutex_unlock(&sn->lock);
+		synchronize_net();
+		stamp_session_cfg_free(c);
+		return 0;
+	}
+	err = -ENOENT;
+	if ((flags & NLM_F_REPLACE) && !(flags & NLM_F_CREATE)) {
+		NL_SET_ERR_MSG(info->extack, "no such session");
+		goto unlock;
 	}
 	if (sn->n_sessions >= READ_ONCE(sessions_max)) {
 		mutex_unlock(&sn->lock);
-		stamp_session_free(s);
+		stamp_session_cfg_free(c);
 		goto too_many;
 	}
+	err = -ENOMEM;
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		goto unlock;
+	s->stats = __netdev_alloc_pcpu_stats(struct stamp_pcpu_stats,
+					     GFP_KERNEL_ACCOUNT);
+	if (!s->stats) {
+		kfree(s);
+		goto unlock;
+	}
+	atomic_inc(&stamp_sessions_live);
+	s->ssid = ssid;
+	s->family = family;
+	s->peer = peer;
+	RCU_INIT_POINTER(s->cfg, c);
 	hash_add_rcu(sn->sessions, &s->node,
 		     stamp_session_hash(s->ssid, s->family, &s->peer));
 	WRITE_ONCE(sn->n_sessions, sn->n_sessions + 1);
 	mutex_unlock(&sn->lock);
 	return 0;
 
-free:
-	stamp_session_free(s);
+unlock:
+	mutex_unlock(&sn->lock);
+	stamp_session_cfg_free(c);
 	return err;
 too_many:
 	NL_SET_ERR_MSG_FMT(info->extack,
@@ -1473,10 +1580,13 @@ int stamp_nl_session_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* Called with the lock held. */
 static int stamp_fill_session(struct sk_buff *msg, struct stamp_session *s,
 			      u32 portid, u32 seq, int flags)
 {
-	const struct ipv6_sr_hdr *srh = s->srh;
+	const struct stamp_session_cfg *c = rcu_dereference_protected(s->cfg,
+								      true);
+	const struct ipv6_sr_hdr *srh = c->srh;
 	void *hdr;
 
 	hdr = genlmsg_put(msg, portid, seq, &stamp_genl_family, flags,
@@ -1486,7 +1596,7 @@ static int stamp_fill_session(struct sk_buff *msg, struct stamp_session *s,
 	if (nla_put_u16(msg, STAMP_A_SSID, s->ssid) ||
 	    stamp_put_addr(msg, STAMP_A_PEER4, STAMP_A_PEER6, s->family,
 			   &s->peer) ||
-	    (s->tfm && nla_put_flag(msg, STAMP_A_HAS_KEY)) ||
+	    (c->tfm && nla_put_flag(msg, STAMP_A_HAS_KEY)) ||
 	    nla_put_u32(msg, STAMP_A_SEQ, atomic_read(&s->seq)) ||
 	    stamp_put_stats(msg, s->stats))
 		goto cancel;

@@ -350,11 +350,24 @@ test_limits()
 		printf "stamp reflector add port %d\n", 10000 + i }' \
 		> "$tmp/reflectors.batch"
 
+	# At the limits, a replace may change what exists, not add.
+	cat > "$tmp/replace.batch" <<-EOF
+		stamp session replace ssid 0 peer fc00:: return-segs fc00:b::e
+		stamp session replace ssid 1 peer fc00:ffff::1
+		stamp reflector replace port 10000 mode stateful
+		stamp reflector replace port 20000
+	EOF
+
 	RET=0
 	out=$(unshare -Urn sh -c "ip -force -batch $tmp/sessions.batch 2>$tmp/err;
 		ip -force -batch $tmp/reflectors.batch 2>>$tmp/err;
+		ip -force -batch $tmp/replace.batch 2>$tmp/err2;
 		ip -j stamp session show | jq length;
-		ip -j stamp reflector show | jq length")
+		ip -j stamp reflector show | jq length;
+		ip -j stamp session show |
+			jq -r '.[] | select(.ssid == 0) | .return_segs[0]';
+		ip -j stamp reflector show |
+			jq -r '.[] | select(.port == 10000) | .mode'")
 	check_err $? "unshare: $out"
 	[ "$(echo "$out" | sed -n 1p)" = "$smax" ]
 	check_err $? "$(echo "$out" | sed -n 1p) sessions, limit $smax"
@@ -365,6 +378,16 @@ test_limits()
 	grep -q "too many reflectors in this namespace (limit $rmax)" "$tmp/err"
 	check_err $? "no message for the reflector limit"
 	log_test "user namespace: 100000 sessions, $((rmax + 10)) reflectors: $smax and $rmax taken"
+
+	RET=0
+	[ "$(echo "$out" | sed -n 3p)" = fc00:b::e ]
+	check_err $? "replace of a session at the limit: return-segs $(echo "$out" | sed -n 3p)"
+	[ "$(echo "$out" | sed -n 4p)" = stateful ]
+	check_err $? "replace of a reflector at the limit: mode $(echo "$out" | sed -n 4p)"
+	[ "$(grep -c "too many sessions in this namespace" "$tmp/err2")" = 1 ] &&
+		[ "$(grep -c "too many reflectors in this namespace" "$tmp/err2")" = 1 ]
+	check_err $? "replace of new objects at the limits: $(cat "$tmp/err2")"
+	log_test "at the limits, replace changes existing objects and creates none"
 
 	RET=0
 	[ "$base" -ge 0 ]

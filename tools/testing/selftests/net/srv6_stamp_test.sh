@@ -132,11 +132,12 @@ setup()
 	ip -n "$refl" route add 10.0.12.0/24 via 10.0.24.2
 }
 
-# $1 description, rest: the command that must fail and change nothing
-check_reject()
+# $1 the error message expected (a regex, "" for any), $2 description,
+# rest: the command that must fail and change nothing
+check_refused()
 {
-	local desc=$1 before after out
-	shift
+	local msg=$1 desc=$2 before after out
+	shift 2
 
 	RET=0
 	before=$(ip -n "$refl" stamp show)
@@ -144,10 +145,17 @@ check_reject()
 	check_fail $? "accepted: ip stamp $*"
 	[ -n "$out" ]
 	check_err $? "no error message"
+	grep -q -- "$msg" <<< "$out"
+	check_err $? "the error message is not \"$msg\""
 	after=$(ip -n "$refl" stamp show)
 	[ "$before" = "$after" ]
 	check_err $? "a rejected command changed the state"
 	log_test "reject: $desc ($out)"
+}
+
+check_reject()
+{
+	check_refused "" "$@"
 }
 
 # run a stamp_test.py check: $1 description, rest: its arguments
@@ -500,6 +508,97 @@ check_err $? "a flush with nothing to remove failed"
 log_test "flush removes every session, then every reflector"
 ip -n "$refl" stamp reflector add
 
+# --- change and replace -------------------------------------------------------------
+# jq FILTER on "ip -j stamp WHAT show"
+show_j()
+{
+	ip -n "$refl" -j stamp "$1" show | jq -r "$2"
+}
+
+ip -n "$refl" stamp session add ssid 31 peer "$SND6"
+check_sender "before a change: stateless, the sequence numbers are copied" \
+	basic "$REFL6" --ssid 31 --seqs 100,200 --ttl 63
+RET=0
+rx0=$(stat reflector rx)
+ip -n "$refl" stamp reflector change mode stateful sync multiplier 3
+check_err $? "reflector change failed"
+out=$(show_j reflector '.[] | "\(.port) \(.address) \(.mode) \(.sync) \(.multiplier)"')
+[ "$out" = "862 any stateful true 3" ]
+check_err $? "after the change: $out"
+[ "$(stat reflector rx)" = "$rx0" ]
+check_err $? "the counters were reset: rx $(stat reflector rx), was $rx0"
+log_test "reflector change: new configuration in -j show, counters kept"
+check_sender "reflector change: stateful at once, replies numbered 0, 1, 2" \
+	basic "$REFL6" --ssid 31 --seqs 100,200,300 --first 0
+
+RET=0
+srx=$(stat session rx)
+ip -n "$refl" stamp session change ssid 31 peer "$SND6" return-segs "$SID3"
+check_err $? "session change failed"
+out=$(show_j session '.[] | "\(.ssid) \(.peer) \(.return_segs | join(",")) \(.key) \(.seq)"')
+[ "$out" = "31 $SND6 $SID3 false 3" ]
+check_err $? "after the change: $out"
+[ "$(stat session rx)" = "$srx" ]
+check_err $? "the counters were reset: rx $(stat session rx), was $srx"
+log_test "session change: new return path in -j show, sequence number and counters kept"
+check_sender "session change: the sequence goes on, 3, 4" \
+	basic "$REFL6" --ssid 31 --seqs 1,2 --first 3 --ttl 63
+
+RET=0
+d0=$(stat session drop_auth)
+ip -n "$refl" stamp session change ssid 31 peer "$SND6" key "$KEY"
+check_err $? "session change failed"
+sender none "$REFL6" --ssid 31 >/dev/null
+check_err $? "a session changed to a key answered an unauthenticated packet"
+[ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
+check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
+[ "$(show_j session '.[0] | "\(.key) \(.return_segs | length)"')" = "true 0" ]
+check_err $? "a change without return-segs kept them, or the key is not set"
+log_test "session change: a key added, the return path removed, at once"
+ip -n "$refl" stamp session change ssid 31 peer "$SND6"
+check_sender "session change: without the key it answers again, 5, 6" \
+	basic "$REFL6" --ssid 31 --seqs 1,2 --first 5 --ttl 63
+
+check_refused "no such reflector" "change of a missing reflector creates nothing" \
+	reflector change port 999 mode stateful
+check_refused "no such session" "change of a missing session creates nothing" \
+	session change ssid 31 peer 10.0.12.1
+check_refused "multiplier" "a refused reflector change leaves it as it was" \
+	reflector change multiplier 0
+ip -n "$refl" stamp session add ssid 32
+check_refused "peer address" "a refused session change leaves it as it was" \
+	session change ssid 32 return-segs "$SID3"
+check_refused "already exists" "add of an existing reflector still fails" \
+	reflector add mode stateless
+check_refused "already exists" "add of an existing session still fails" \
+	session add ssid 31 peer "$SND6" return-segs "$SID3"
+
+RET=0
+ip -n "$refl" stamp reflector replace port 920 mode stateful early-timestamp
+check_err $? "reflector replace of a missing one failed"
+ip -n "$refl" stamp session replace ssid 33 peer "$SND6" return-segs "$SID2"
+check_err $? "session replace of a missing one failed"
+out=$(show_j reflector '.[] | select(.port == 920) | "\(.mode) \(.early_timestamp)"')
+[ "$out" = "stateful true" ]
+check_err $? "replaced reflector: $out"
+out=$(show_j session '.[] | select(.ssid == 33) | .return_segs[0]')
+[ "$out" = "$SID2" ]
+check_err $? "replaced session: $out"
+ip -n "$refl" stamp reflector replace port 920
+check_err $? "reflector replace of an existing one failed"
+ip -n "$refl" stamp session replace ssid 33 peer "$SND6"
+check_err $? "session replace of an existing one failed"
+out=$(show_j reflector '[.[] | select(.port == 920)] |
+	"\(length) \(.[0].mode) \(.[0].early_timestamp)"')
+[ "$out" = "1 stateless false" ]
+check_err $? "reflector replaced twice: $out"
+out=$(show_j session '[.[] | select(.ssid == 33)] | "\(length) \(.[0].return_segs | length)"')
+[ "$out" = "1 0" ]
+check_err $? "session replaced twice: $out"
+log_test "replace creates a missing reflector and session, then updates them"
+ip -n "$refl" stamp flush
+ip -n "$refl" stamp reflector add
+
 # --- teardown under traffic --------------------------------------------------------
 RET=0
 sender flood "$REFL6" --seconds 4 >/dev/null 2>&1 &
@@ -507,6 +606,9 @@ fl=$!
 for i in 1 2 3 4 5; do
 	ip -n "$refl" stamp reflector del
 	ip -n "$refl" stamp reflector add
+	ip -n "$refl" stamp reflector change mode stateful
+	ip -n "$refl" stamp session replace ssid 7 peer "$SND6" return-segs "$SID3"
+	ip -n "$refl" stamp session change ssid 7 peer "$SND6" key "$KEY"
 	sleep 0.3
 done
 ip -n "$refl" stamp session add ssid 3 peer "$SND6" return-segs "$SID3" key "$KEY"
