@@ -41,11 +41,16 @@ echo "# guest: $(nproc) CPUs, ip: $(command -v ip) ($(ip -V))"
 # themselves, so run them from a private copy.
 work=$(mktemp -d /tmp/kselftest.XXXXXX)
 cp -a "$stage"/. "$work"/
+# The installed kselftest tree, when a test is run by its runner: a copy too.
 ksft=
-if [ -n "${KSFT:-}" ]; then
-	ksft=$(mktemp -d /tmp/kselftest-install.XXXXXX)
-	cp -a "$KSFT"/. "$ksft"/
-fi
+for t in "$@"; do
+	case $t in @*|*/*) continue ;; esac
+	if [ -n "${KSFT:-}" ] && [ -d "$KSFT" ]; then
+		ksft=$(mktemp -d /tmp/kselftest-install.XXXXXX)
+		cp -a "$KSFT"/. "$ksft"/
+	fi
+	break
+done
 if [ "$splats" = 1 ]; then
 	mountpoint -q /sys/kernel/debug ||
 		mount -t debugfs none /sys/kernel/debug 2> /dev/null
