@@ -4,6 +4,8 @@
 #
 #   make demo     the main job: boot the guest, run the demo SRv6 network
 #   make check    boot the guest, run our selftests and the upstream ones
+#   make kselftest  install the net selftests (build/kselftest), run ours
+#                 with its run_kselftest.sh in the guest
 #   make series   write the kernel and userspace series (format-patch)
 #   make bench    SRPerf benchmarks in the guest (BENCH=name)
 #
@@ -59,12 +61,13 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools check check-debug check-debug-run check-host check-harness demo bench insn bench-bpf gate series series-build \
+.PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
+	check check-debug check-debug-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock \
 	clean distclean
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- set-up --
 deps: $(BUILD)/.deps
@@ -108,8 +111,29 @@ install-tools:
 	@scripts/install-tools.sh $(DESTDIR)$(prefix)
 
 # ----------------------------------------------------------------- tests --
-check: kernel tools uapi-check ynl-check gate check-host
+# Tests named COLLECTION:TEST in config/check-tests or TESTS are run by the
+# run_kselftest.sh of this installed tree.
+KSFT := $(BUILD)/kselftest
+export KSFT
+
+check: kernel tools uapi-check ynl-check gate check-host kselftest-install
 	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# The net selftests built and installed the kselftest way
+# (make -C tools/testing/selftests TARGETS=net install), into build/kselftest;
+# every net/ test of config/check-tests must be listed there, and every file
+# of ours under tools/testing/selftests/net installed.
+kselftest-install: kernel
+	@$(call stage,kselftest-install,scripts/kselftest-install.sh $(KSRC) $(KOBJ)/usr/include $(KSFT))
+
+# Our selftests, each by run_kselftest.sh -t net:TEST of the installed tree,
+# in one guest; build/prefix first on PATH there, as in make check (how the
+# tests find our ip, ipset, pfplm).  Each test's KTAP output is kept in
+# build/kselftest-results/logs.  KSFT_TESTS="net:x.sh ..." runs a part.
+KSFT_TESTS ?= $(addprefix net:,$(notdir $(wildcard tools/testing/selftests/net/*_test.sh)))
+kselftest: kselftest-install tools
+	@$(call stage,kselftest,TESTS="$(KSFT_TESTS)" \
+		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(BUILD)/kselftest-results)
 
 # The whole of config/check-tests on the debug kernel (DEBUG=1): a test
 # after which the kernel log holds a report of a debugging option (KASAN,
@@ -118,7 +142,7 @@ check: kernel tools uapi-check ynl-check gate check-host
 # CI (README: run time).  TESTS="..." runs a part.
 check-debug:
 	@$(MAKE) --no-print-directory DEBUG=1 check-debug-run
-check-debug-run: kernel tools
+check-debug-run: kernel tools kselftest-install
 	@$(call stage,check-debug,SPLATS=1 KHDR=$(KOBJ)/usr/include VM_MEM=$${VM_MEM:-4G} \
 		SELFTEST_TIMEOUT=$${SELFTEST_TIMEOUT:-4500} \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
@@ -207,6 +231,7 @@ series-build: kernel
 
 clean:
 	rm -rf $(KOBJ) $(RESULTS) $(BUILD)/selftests $(BUILD)/demo $(BUILD)/harness \
+		$(KSFT) $(BUILD)/kselftest-build $(BUILD)/kselftest-results \
 		$(SERIESOUT) $(BUILD)/kbuild-stock $(BUILD)/results-stock
 
 distclean:

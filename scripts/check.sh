@@ -11,6 +11,8 @@
 # everything a test needs is there; ALLOW_SKIP=1 relaxes this).
 #
 # $HELPERS, when set, replaces the list of C helpers (config/check-helpers).
+# $KSFT is the installed kselftest tree (scripts/kselftest-install.sh) that
+# tests named COLLECTION:TEST are run from, by its run_kselftest.sh.
 #
 # usage: check.sh BZIMAGE KSRC PREFIX RESULTS
 
@@ -36,7 +38,10 @@ cp -a "$ksrc/tools/testing/selftests/net" "$ksrc/tools/testing/selftests/kselfte
 for t in "${tests[@]}"; do
 	case $t in
 	@*) [ -x "$TOP/${t#@}" ] || { echo "check: no test $t in this repository" >&2; exit 2; } ;;
-	*) [ -e "$stage/$t" ] || { echo "check: no test $t in the tree" >&2; exit 2; } ;;
+	*/*) [ -e "$stage/$t" ] || { echo "check: no test $t in the tree" >&2; exit 2; } ;;
+	*:*) [ -n "${KSFT:-}" ] && grep -qxF "$t" "$KSFT/kselftest-list.txt" ||
+		{ echo "check: $t is not in ${KSFT:-(no KSFT)}/kselftest-list.txt" >&2; exit 2; } ;;
+	*) echo "check: $t: neither a path nor COLLECTION:TEST" >&2; exit 2 ;;
 	esac
 done
 hdr=${KHDR:-$TOP/build/kbuild/usr/include}
@@ -48,9 +53,17 @@ done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-helpers"; fi)
 
 "$TOP/scripts/vm.sh" "$bzimage" --rwdir "$results" -- \
-	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
+	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" KSFT="${KSFT:-}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
 	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
 echo "check: guest exited with $? (vng's status is not used)"
+
+# A test's log: logs/PATH.log, "/" turned into ":"; logs/kselftest:C:T.log
+# for a test C:T the runner ran.
+logof() {
+	local l=${1#@}
+	case $1 in *:*) [[ $1 == */* ]] || l=kselftest:$1 ;; esac
+	echo "$results/logs/${l//\//:}.log"
+}
 
 # SPLATS=1 (make check-debug): the kernel log of the boot and the guest's
 # kmemleak scan after the last test are two more results.
@@ -72,7 +85,7 @@ for t in "${tests[@]}"; do
 	pass) echo "ok $n selftests: $t # ${secs}s"; pass=$((pass + 1)) ;;
 	skip) echo "ok $n selftests: $t # SKIP"; skip=$((skip + 1)) ;;
 	timeout) echo "not ok $n selftests: $t # TIMEOUT after ${secs}s"; fail=$((fail + 1)) ;;
-	fail) log=${t#@}; echo "not ok $n selftests: $t # exit=$rc, log: $results/logs/${log//\//:}.log"; fail=$((fail + 1)) ;;
+	fail) echo "not ok $n selftests: $t # exit=$rc, log: $(logof "$t")"; fail=$((fail + 1)) ;;
 	*) echo "not ok $n selftests: $t # not run: the guest did not get to it"; fail=$((fail + 1)) ;;
 	esac
 done
@@ -82,8 +95,7 @@ done
 for t in "${tests[@]}"; do
 	read -r res rc secs <<< "${got[$t]:-none - -}"
 	[ "$res" = fail ] || [ "$res" = timeout ] || continue
-	log=${t#@}
-	log=$results/logs/${log//\//:}.log
+	log=$(logof "$t")
 	[ -f "$log" ] || continue
 	echo "# --- the last 40 lines of $t's log"
 	tail -n 40 "$log" | sed 's/^/# /'

@@ -10,7 +10,11 @@
 #   STAGE    staged tools/testing/selftests tree (read-only here, copied)
 #   PREFIX   the private prefix of our ip/iptables/ipset, put first on PATH
 #   TEST     path relative to STAGE, e.g. net/srv6_end_flavors_test.sh, or
-#            @PATH: a test of this repository, PATH relative to its top
+#            @PATH: a test of this repository, PATH relative to its top, or
+#            COLLECTION:TEST, e.g. net:srv6_pfplm_test.sh: that test run by
+#            run_kselftest.sh -t COLLECTION:TEST of the installed kselftest
+#            tree $KSFT (make kselftest-install); its log is the runner's
+#            KTAP output, its result the runner's verdict on it
 
 set -u
 
@@ -37,6 +41,16 @@ echo "# guest: $(nproc) CPUs, ip: $(command -v ip) ($(ip -V))"
 # themselves, so run them from a private copy.
 work=$(mktemp -d /tmp/kselftest.XXXXXX)
 cp -a "$stage"/. "$work"/
+# The installed kselftest tree, when a test is run by its runner: a copy too.
+ksft=
+for t in "$@"; do
+	case $t in @*|*/*) continue ;; esac
+	if [ -n "${KSFT:-}" ] && [ -d "$KSFT" ]; then
+		ksft=$(mktemp -d /tmp/kselftest-install.XXXXXX)
+		cp -a "$KSFT"/. "$ksft"/
+	fi
+	break
+done
 if [ "$splats" = 1 ]; then
 	mountpoint -q /sys/kernel/debug ||
 		mount -t debugfs none /sys/kernel/debug 2> /dev/null
@@ -55,11 +69,57 @@ for t in "$@"; do
 	log=$results/logs/$name.log
 	echo "# running $t"
 	start=$(date +%s)
-	# "@path": a test of this repository that is not a kernel selftest.
-	dir=$work/$(dirname "$t")
-	case $t in @*) dir=$top/$(dirname "${t#@}") ;; esac
-	(cd "$dir" && timeout -k 10 "$timeout" "./$(basename "$t")") > "$log" 2>&1 < /dev/null
-	rc=$?
+	case $t in
+	@*|*/*)
+		# "@path": a test of this repository that is not a kernel selftest.
+		dir=$work/$(dirname "$t")
+		case $t in @*) dir=$top/$(dirname "${t#@}") ;; esac
+		(cd "$dir" && timeout -k 10 "$timeout" "./$(basename "$t")") > "$log" 2>&1 < /dev/null
+		rc=$?
+		;;
+	*:*)
+		# The runner's exit status says nothing of the test's: its
+		# verdict is the KTAP line "ok 1 selftests: COLLECTION: TEST".
+		log=$results/logs/kselftest:$name.log
+		if [ -z "$ksft" ]; then
+			echo "no installed kselftest tree (KSFT)" > "$log"
+			rc=2
+		else
+			# -p: the test's own output goes to /tmp/TEST (by
+			# default the runner writes it to /dev/stdout, which
+			# is the console here, not our stdout), put back
+			# under the test's KTAP header line.
+			base=${t#*:}
+			hdr="selftests: ${t%%:*}: $base"
+			(cd "$ksft" && timeout -k 10 $((timeout + 60)) \
+				./run_kselftest.sh -p -o "$timeout" -t "$t") > "$log.ktap" 2>&1 < /dev/null
+			rc=$?
+			if [ -f "/tmp/$base" ]; then
+				sed "\|^# $hdr\$|r /tmp/$base" "$log.ktap" > "$log"
+			else
+				cat "$log.ktap" > "$log"
+			fi
+			rm -f "$log.ktap" "/tmp/$base"
+			if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+				:
+			elif grep -qxF "ok 1 $hdr" "$log"; then
+				rc=0
+			elif grep -qxF "ok 1 $hdr # SKIP" "$log"; then
+				rc=4
+			elif grep -q "^not ok 1 $hdr # TIMEOUT" "$log"; then
+				rc=124
+			else
+				rc=$(sed -n "s/^not ok 1 $hdr # exit=\([0-9]*\)\$/\1/p" "$log")
+				rc=${rc:-1}
+				[ "$rc" != 0 ] || rc=1
+			fi
+		fi
+		;;
+	*)
+		echo "not a test: $t" > "$log"
+		rc=2
+		;;
+	esac
 	secs=$(( $(date +%s) - start ))
 	case $rc in
 	0) res=pass ;;
