@@ -195,11 +195,20 @@ def cmd_capture(a):
         open(a.ready, 'w').close()
     pkts = []
     end = time.time() + a.timeout
+    quiet = None
     while time.time() < end and len(pkts) < a.count:
+        # --stop: once the file exists (the sender is done), end when the
+        # socket has had nothing for --quiet seconds
+        if quiet is None and a.stop and os.path.exists(a.stop):
+            quiet = time.time() + a.quiet
+        if quiet is not None and time.time() >= quiet:
+            break
         try:
             frame, addr = s.recvfrom(65535)
         except socket.timeout:
             continue
+        if quiet is not None:
+            quiet = time.time() + a.quiet
         # addr[2] is the packet type: 4 = PACKET_OUTGOING
         if addr[1] != ETH_P_IPV6 or (addr[2] == 4 and not a.outgoing):
             continue
@@ -354,10 +363,18 @@ def cmd_recv(a):
         open(a.ready, 'w').close()
     n = 0
     end = time.time() + a.timeout
+    quiet = None
     while time.time() < end:
+        # --stop, as for capture: the sender is done, end when quiet
+        if quiet is None and a.stop and os.path.exists(a.stop):
+            quiet = time.time() + a.quiet
+        if quiet is not None and time.time() >= quiet:
+            break
         try:
             s.recv(65535)
             n += 1
+            if quiet is not None:
+                quiet = time.time() + a.quiet
         except socket.timeout:
             pass
     print(n)
@@ -403,6 +420,8 @@ def main():
     c.add_argument('--timeout', type=float, default=10)
     c.add_argument('--port', type=int, default=5555)
     c.add_argument('--ready')
+    c.add_argument('--stop')
+    c.add_argument('--quiet', type=float, default=2)
     c.add_argument('--outgoing', action='store_true')
     c = sub.add_parser('send')
     c.add_argument('dst')
@@ -430,6 +449,8 @@ def main():
     c.add_argument('--port', type=int, default=5555)
     c.add_argument('--timeout', type=float, default=3)
     c.add_argument('--ready')
+    c.add_argument('--stop')
+    c.add_argument('--quiet', type=float, default=2)
     c = sub.add_parser('oracle')
     c.add_argument('file')
     a = ap.parse_args()

@@ -48,7 +48,7 @@ helper()
 	local ns=$1
 
 	shift
-	ip netns exec "$ns" timeout 60 python3 ./ioam6_ext.py "$@"
+	ip netns exec "$ns" timeout 300 python3 ./ioam6_ext.py "$@"
 }
 
 # capture on gamma's veth0 into $tmp/$1.json while "$2..." runs on alpha
@@ -57,12 +57,15 @@ capture()
 	local name=$1
 
 	shift
-	rm -f "$tmp/ready"
-	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 8 \
-		--ready "$tmp/ready" &
+	rm -f "$tmp/ready" "$tmp/stop"
+	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 280 \
+		--ready "$tmp/ready" --stop "$tmp/stop" &
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
 	helper "$alpha" "$@"
+	# the capture ends once the sender is done and veth0 has been quiet
+	# for 2 s, however long the sender took (within the helper's 300 s)
+	touch "$tmp/stop"
 	wait "$bg"
 	bg=
 }
@@ -260,7 +263,7 @@ test_data_fields()
 	tc -n "$beta" qdisc add dev veth1 root tbf rate 200kbit burst 1600 \
 		limit 1000000
 	rm -f "$tmp/ready"
-	helper "$gamma" capture veth0 "$tmp/td2.json" --timeout 10 --count 1 \
+	helper "$gamma" capture veth0 "$tmp/td2.json" --timeout 280 --count 1 \
 		--ready "$tmp/ready" &
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
@@ -284,9 +287,9 @@ e2e_phase()
 	RET=0
 	ip -n "$gamma" ioam e2e reset
 	tc -n "$beta" qdisc add dev veth1 root netem $netem
-	rm -f "$tmp/ready"
-	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 12 \
-		--ready "$tmp/ready" &
+	rm -f "$tmp/ready" "$tmp/stop"
+	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 280 \
+		--ready "$tmp/ready" --stop "$tmp/stop" &
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
 	helper "$alpha" send "$GLO" "$n" --gap 0.005
@@ -294,6 +297,7 @@ e2e_phase()
 	# a few clean packets close the phase, so that every loss is seen
 	tc -n "$beta" qdisc del dev veth1 root
 	helper "$alpha" send "$GLO" 3 --gap 0.05
+	touch "$tmp/stop"
 	wait "$bg"
 	bg=
 	want=$(helper "$gamma" oracle "$tmp/$name.json")
@@ -366,6 +370,12 @@ test_e2e()
 }
 
 # --- events -----------------------------------------------------------------------
+# succeeds once monitor output file $1 holds at least $2 events
+events_at_least()
+{
+	[ "$(jq -s length "$1" 2> /dev/null)" -ge "$2" ] 2> /dev/null
+}
+
 test_monitor()
 {
 	local n
@@ -373,12 +383,15 @@ test_monitor()
 	RET=0
 	set_route encap trace prealloc type 0x800000 ns 123 size 12 \
 		e2e ns 123 seq64 timestamp
-	ip netns exec "$gamma" timeout 4 ip -j ioam monitor \
+	ip netns exec "$gamma" timeout 300 ip -j ioam monitor \
 		> "$tmp/monitor.json" 2>"$tmp/monitor.err" &
 	bg=$!
 	sleep 1
 	helper "$alpha" send "$GLO" 3 --gap 0.1
-	wait "$bg"
+	# two events per packet; then stop listening, however slow the guest
+	slowwait 120 events_at_least "$tmp/monitor.json" 6
+	kill "$bg"
+	wait "$bg" 2> /dev/null
 	bg=
 	n=$(jq -s '[.[] | select(.event == "e2e")] | length' "$tmp/monitor.json")
 	[ "$n" = 3 ]
@@ -613,8 +626,9 @@ test_malformed()
 	RET=0
 	ip -n "$gamma" ioam e2e reset
 	err0=$(hdr_errors)
-	rm -f "$tmp/ready"
-	helper "$gamma" recv --timeout 15 --ready "$tmp/ready" > "$tmp/recv" &
+	rm -f "$tmp/ready" "$tmp/stop"
+	helper "$gamma" recv --timeout 280 --ready "$tmp/ready" \
+		--stop "$tmp/stop" > "$tmp/recv" &
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
 	monitors_start malformed
@@ -625,6 +639,7 @@ test_malformed()
 		helper "$alpha" send "$G" 2 --craft "$kind"
 		check_err $? "cannot send $kind"
 	done
+	touch "$tmp/stop"
 	wait "$bg"
 	bg=
 	monitors_stop
