@@ -80,8 +80,12 @@ while read -r t; do
 	grep -qxF "$k" "$dest/kselftest-list.txt" ||
 		{ echo "kselftest-install: $t is not in kselftest-list.txt (TEST_PROGS)" >&2; bad=1; }
 done < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/config/check-tests")
-for f in "$TOP"/tools/testing/selftests/net/*; do
-	n=$(basename "$f")
+# The files of ours: those under version control when this is a git
+# checkout (not what running the tests left behind, e.g. __pycache__).
+ours=$(cd "$TOP" && { git ls-files tools/testing/selftests/net 2> /dev/null ||
+	ls -d tools/testing/selftests/net/*; } | sed 's|^tools/testing/selftests/net/||' | grep -v /)
+for n in $ours; do
+	f=$TOP/tools/testing/selftests/net/$n
 	if ! cmp -s "$f" "$dest/net/$n"; then
 		echo "kselftest-install: net/$n is not installed (TEST_PROGS or TEST_FILES)" >&2
 		bad=1
@@ -95,4 +99,4 @@ for f in "$TOP"/tools/testing/selftests/net/*; do
 	esac
 done
 [ "$bad" = 0 ] || die "the installed tree lacks tests or files (see above)"
-echo "kselftest-install: every net/ test of config/check-tests is listed, our $(ls "$TOP"/tools/testing/selftests/net | wc -l) files are installed"
+echo "kselftest-install: every net/ test of config/check-tests is listed, our $(echo "$ours" | wc -w) files are installed"
