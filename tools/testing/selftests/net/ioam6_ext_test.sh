@@ -259,8 +259,11 @@ test_data_fields()
 	read -r ad bd ab bb <<< "$(fields "$tmp/td3.json")"
 	[ "$bb" = 00000000 ] && [ "$ab" = 00000000 ]
 	check_err $? "buffer occupancy with empty queues: alpha $ab beta $bb"
-	# a slow qdisc on beta towards gamma, filled by plain traffic first
-	tc -n "$beta" qdisc add dev veth1 root tbf rate 200kbit burst 1600 \
+	# a slow qdisc on beta towards gamma, filled by plain traffic first:
+	# 50 KB at 20 kbit/s drain in 20 s, so that the probe, sent by a
+	# second helper however long that one takes to start, still finds
+	# them queued (it waits behind them: up to 20 s)
+	tc -n "$beta" qdisc add dev veth1 root tbf rate 20kbit burst 1600 \
 		limit 1000000
 	rm -f "$tmp/ready"
 	helper "$gamma" capture veth0 "$tmp/td2.json" --timeout 280 --count 1 \
