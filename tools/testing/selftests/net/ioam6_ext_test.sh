@@ -18,6 +18,7 @@
 # beta's veth1, towards gamma.
 
 source lib.sh
+source srv6_oam_lib.sh
 
 readonly A=2001:db8:1::1
 readonly B1=2001:db8:1::2
@@ -26,13 +27,6 @@ readonly G=2001:db8:2::2
 readonly GLO=2001:db8:ff::2
 readonly TRACE_TYPE=0x881000	# bits 0 (node id), 4 (transit delay), 11
 readonly TRACE2_TYPE=0xc00000	# bits 0, 1 (interface ids)
-
-check_err()
-{
-	if (($1)); then
-		ret_set_ksft_status "$ksft_fail" "$2"
-	fi
-}
 
 cleanup()
 {
@@ -781,22 +775,18 @@ test_jumbo_egress()
 }
 
 # --- configuration that cannot be honoured ------------------------------------------
+route_state()
+{
+	ip -n "$alpha" -6 route show 2001:db8:ff::/64
+}
+
 check_reject()
 {
-	local desc=$1 before after out
+	local desc=$1
 
 	shift
-	before=$(ip -n "$alpha" -6 route show 2001:db8:ff::/64)
-	out=$(set_route "$@" 2>&1)
-	if [ $? -eq 0 ]; then
-		check_err 1 "accepted"
-	fi
-	after=$(ip -n "$alpha" -6 route show 2001:db8:ff::/64)
-	[ "$before" = "$after" ]
-	check_err $? "the route changed: $after"
-	echo "$out" | grep -q "Error:"
-	check_err $? "no extack message: $out"
-	log_test "reject: $desc ($(echo "$out" | head -n 1))"
+	check_refused route_state "Error:" set_route "$@"
+	log_test "reject: $desc ($REFUSED)"
 }
 
 # N SIZE: the encap words of N pre-allocated traces of SIZE octets, ns 123
@@ -885,16 +875,7 @@ test_compat()
 	fi
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: need root privileges"
-	exit "$ksft_skip"
-fi
-for cmd in ip tc jq nstat python3; do
-	if ! command -v "$cmd" >/dev/null; then
-		echo "SKIP: $cmd not found"
-		exit "$ksft_skip"
-	fi
-done
+srv6_require ip tc jq nstat python3
 if ! ip ioam help 2>&1 | grep -q "ioam e2e"; then
 	echo "SKIP: iproute2 without 'ip ioam e2e'"
 	exit "$ksft_skip"

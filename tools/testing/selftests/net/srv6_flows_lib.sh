@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the SRv6 flow tests (srv6_srh_sid_list_test.sh,
-# srv6_hash_sr6_test.sh), after lib.sh: their topology, their four flows
-# and the helpers they share.
+# srv6_hash_sr6_test.sh, srv6_pfplm_test.sh), after lib.sh and
+# srv6_oam_lib.sh: their topology, their four flows and the helpers they
+# share.
 #
 #  +----+    +----+    +----+    +------------+    +----------------+    +----+
 #  | hs |----| r1 |----| r2 |----|     r3     |----|       r4       |----| hd |
@@ -27,29 +28,6 @@ readonly LIST_E=fc00:4::d6
 # The longest list the matches take: 16 SIDs, 1::1 to 1::10
 readonly LIST_16=1::1,1::2,1::3,1::4,1::5,1::6,1::7,1::8,1::9,1::a,1::b,1::c,1::d,1::e,1::f,1::10
 
-# check_err STATUS MSG: fail the test case with MSG if STATUS is not 0
-check_err()
-{
-	if (($1)); then
-		ret_set_ksft_status "$ksft_fail" "$2"
-	fi
-}
-
-check_fail()
-{
-	check_err $((!$1)) "$2"
-}
-
-# link NS1 DEV1 NS2 DEV2 ADDR1 ADDR2: a veth pair, up, addresses without DAD
-link()
-{
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
-	ip -n "$1" addr add "$5" dev "$2" nodad
-	ip -n "$3" addr add "$6" dev "$4" nodad
-	ip -n "$1" link set "$2" up
-	ip -n "$3" link set "$4" up
-}
-
 # The topology above, with the four flows' routes at r1
 setup()
 {
@@ -57,11 +35,11 @@ setup()
 
 	setup_ns hs r1 r2 r3 r4 hd || exit "$ksft_skip"
 
-	link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
-	link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
-	link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
-	link "$r3" veth1 "$r4" veth0 fc00:34::3/64 fc00:34::4/64
-	link "$r4" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::2/64
+	veth_link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
+	veth_link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
+	veth_link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
+	veth_link "$r3" veth1 "$r4" veth0 fc00:34::3/64 fc00:34::4/64
+	veth_link "$r4" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::2/64
 	for a in a b c e; do
 		ip -n "$hd" addr add "fd00:d::$a/64" dev veth0 nodad
 	done
@@ -174,20 +152,6 @@ crafted_unwatch()
 # with python3's scapy (send_crafted)
 flows_require()
 {
-	local cmd
-
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "SKIP: need root privileges"
-		exit "$ksft_skip"
-	fi
-	for cmd in "$@" python3; do
-		if ! command -v "$cmd" >/dev/null; then
-			echo "SKIP: $cmd not found"
-			exit "$ksft_skip"
-		fi
-	done
-	if ! python3 -c 'import scapy' 2>/dev/null; then
-		echo "SKIP: python3 scapy not found"
-		exit "$ksft_skip"
-	fi
+	srv6_require "$@"
+	srv6_require_py scapy
 }

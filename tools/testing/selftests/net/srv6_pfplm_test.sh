@@ -31,6 +31,7 @@
 # message and change nothing.
 
 source lib.sh
+source srv6_oam_lib.sh
 source srv6_flows_lib.sh
 
 readonly PERIOD=6
@@ -96,10 +97,10 @@ setup()
 	local k
 
 	setup_ns hs r1 r2 r3 hd || exit "$ksft_skip"
-	link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
-	link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
-	link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
-	link "$r3" veth1 "$hd" veth0 fd00:e::1/64 fd00:e::2/64
+	veth_link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
+	veth_link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
+	veth_link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
+	veth_link "$r3" veth1 "$hd" veth0 fd00:e::1/64 fd00:e::2/64
 	for ns in "$r1" "$r2" "$r3"; do
 		n "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
 	done
@@ -502,10 +503,7 @@ test_refused()
 }
 
 flows_require pfplm ip6tables ip6tables-save ipset jq tc
-if ! python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
-	echo "SKIP: python3 scapy with scapy.contrib.stamp not found"
-	exit "$ksft_skip"
-fi
+srv6_require_py scapy.contrib.stamp
 
 TMP=$(mktemp -d)
 setup

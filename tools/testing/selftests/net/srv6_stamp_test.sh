@@ -24,6 +24,7 @@
 # checks are skipped.
 
 source lib.sh
+source srv6_oam_lib.sh
 
 readonly REFL6=fc00:4::1
 readonly REFL4=10.0.24.4
@@ -32,21 +33,9 @@ readonly SID2=fc00:2::e
 readonly SID3=fc00:3::e
 readonly KEY=00112233445566778899aabbccddeeff
 
-check_err()
-{
-	if (($1)); then
-		ret_set_ksft_status "$ksft_fail" "$2"
-	fi
-}
-
-check_fail()
-{
-	check_err $((!$1)) "$2"
-}
-
 cleanup()
 {
-	[ -n "$cap" ] && kill $cap 2>/dev/null
+	capture_stop
 	cleanup_all_ns
 	rm -rf "$tmp"
 }
@@ -64,22 +53,15 @@ stat()
 	ip -n "$refl" -s -j stamp "$1" show | jq ".[0].stats.$2 // -1"
 }
 
-link()
-{
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
-	ip -n "$1" link set "$2" up
-	ip -n "$3" link set "$4" up
-}
-
 setup()
 {
 	local ns
 
 	setup_ns snd r2 r3 refl || exit "$ksft_skip"
-	link "$snd" e2 "$r2" e1
-	link "$snd" e3 "$r3" e1
-	link "$refl" e2 "$r2" e4
-	link "$refl" e3 "$r3" e4
+	veth_link "$snd" e2 "$r2" e1
+	veth_link "$snd" e3 "$r3" e1
+	veth_link "$refl" e2 "$r2" e4
+	veth_link "$refl" e3 "$r3" e4
 
 	for ns in "$snd" "$r2" "$r3" "$refl"; do
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
@@ -132,30 +114,26 @@ setup()
 	ip -n "$refl" route add 10.0.12.0/24 via 10.0.24.2
 }
 
-# $1 the error message expected (a regex, "" for any), $2 description,
-# rest: the command that must fail and change nothing
-check_refused()
+stamp_state()
 {
-	local msg=$1 desc=$2 before after out
+	ip -n "$refl" stamp show
+}
+
+# $1 the error message expected ("" for any), $2 description,
+# rest: the ip stamp command that must fail and change nothing
+check_stamp_refused()
+{
+	local msg=$1 desc=$2
 	shift 2
 
 	RET=0
-	before=$(ip -n "$refl" stamp show)
-	out=$(ip -n "$refl" stamp "$@" 2>&1)
-	check_fail $? "accepted: ip stamp $*"
-	[ -n "$out" ]
-	check_err $? "no error message"
-	grep -q -- "$msg" <<< "$out"
-	check_err $? "the error message is not \"$msg\""
-	after=$(ip -n "$refl" stamp show)
-	[ "$before" = "$after" ]
-	check_err $? "a rejected command changed the state"
-	log_test "reject: $desc ($out)"
+	check_refused stamp_state "$msg" ip -n "$refl" stamp "$@"
+	log_test "reject: $desc ($REFUSED)"
 }
 
 check_reject()
 {
-	check_refused "" "$@"
+	check_stamp_refused "" "$@"
 }
 
 # run a stamp_test.py check: $1 description, rest: its arguments
@@ -184,19 +162,18 @@ test_return_path()
 
 	# the reply carries SRH [fc00:3::e, fc00:1::1] from refl to r3
 	RET=0
-	ip netns exec "$r3" tcpdump -q -n -U -i e4 -w "$tmp/r3.pcap" \
-		udp or ip6 proto 43 >/dev/null 2>&1 &
-	cap=$!
-	ip netns exec "$r2" tcpdump -q -n -U -i e4 -w "$tmp/r2.pcap" \
-		udp or ip6 proto 43 >/dev/null 2>&1 &
-	cap="$cap $!"
-	sleep 1
+	capture_start "$r3" e4 "$tmp/r3.pcap" udp or ip6 proto 43
+	check_err $? "no capture on r3"
+	capture_start "$r2" e4 "$tmp/r2.pcap" udp or ip6 proto 43
+	check_err $? "no capture on r2"
 	out=$(sender basic "$REFL6" --segs "$SID2" --ttl 63 2>&1)
 	check_err $? "$(echo "$out" | grep FAIL | head -n 5)"
-	sleep 1
-	kill $cap
-	wait $cap 2>/dev/null
-	cap=
+	# the sender has its 3 replies: r3 forwarded them, and r2 the 3 test
+	# packets (on to the reflector after its End); wait until both
+	# captures have written them
+	capture_wait "$tmp/r3.pcap" 3 ip6 proto 43 and src "$REFL6"
+	capture_wait "$tmp/r2.pcap" 3 ip6 proto 43 and dst "$REFL6"
+	capture_stop
 	n3=$(replies_in "$tmp/r3.pcap" | grep -c \
 		"^$REFL6	$SID3	1	$SND6,$SID3$")
 	[ "$n3" -eq 3 ]
@@ -321,23 +298,10 @@ ipv6_hex()
 print(ipaddress.IPv6Address(sys.argv[1]).packed.hex())' "$1"
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: need root privileges"
-	exit "$ksft_skip"
-fi
-for cmd in ip jq python3 tcpdump tshark; do
-	if ! command -v "$cmd" >/dev/null; then
-		echo "SKIP: $cmd not found"
-		exit "$ksft_skip"
-	fi
-done
-if ! python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
-	echo "SKIP: python3 scapy with scapy.contrib.stamp not found"
-	exit "$ksft_skip"
-fi
+srv6_require ip jq tcpdump tshark
+srv6_require_py scapy.contrib.stamp
 
 tmp=$(mktemp -d)
-cap=
 KSRC=${KSRC:-$(cd "$(dirname "$0")/../../../.." && pwd)}
 setup
 if ! ip -n "$refl" stamp reflector add 2>/dev/null; then
@@ -559,18 +523,18 @@ ip -n "$refl" stamp session change ssid 31 peer "$SND6"
 check_sender "session change: without the key it answers again, 5, 6" \
 	basic "$REFL6" --ssid 31 --seqs 1,2 --first 5 --ttl 63
 
-check_refused "no such reflector" "change of a missing reflector creates nothing" \
+check_stamp_refused "no such reflector" "change of a missing reflector creates nothing" \
 	reflector change port 999 mode stateful
-check_refused "no such session" "change of a missing session creates nothing" \
+check_stamp_refused "no such session" "change of a missing session creates nothing" \
 	session change ssid 31 peer 10.0.12.1
-check_refused "multiplier" "a refused reflector change leaves it as it was" \
+check_stamp_refused "multiplier" "a refused reflector change leaves it as it was" \
 	reflector change multiplier 0
 ip -n "$refl" stamp session add ssid 32
-check_refused "peer address" "a refused session change leaves it as it was" \
+check_stamp_refused "peer address" "a refused session change leaves it as it was" \
 	session change ssid 32 return-segs "$SID3"
-check_refused "already exists" "add of an existing reflector still fails" \
+check_stamp_refused "already exists" "add of an existing reflector still fails" \
 	reflector add mode stateless
-check_refused "already exists" "add of an existing session still fails" \
+check_stamp_refused "already exists" "add of an existing session still fails" \
 	session add ssid 31 peer "$SND6" return-segs "$SID3"
 
 RET=0

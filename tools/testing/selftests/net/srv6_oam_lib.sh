@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the SRv6 OAM selftests (srv6_end_x_dx_oif_test.sh,
+# srv6_end_dt4_table_test.sh, srv6_srh_sid_list_test.sh,
+# srv6_hash_sr6_test.sh, srv6_stamp_test.sh, srv6_stamp_abuse_test.sh,
+# ioam6_ext_test.sh, srv6_pfplm_test.sh).  Sourced after lib.sh, whose
+# setup_ns, log_test and ret_set_ksft_status they build on.
+
+# check_err STATUS MSG: fail the test case with MSG unless STATUS is 0
+check_err()
+{
+	if (($1)); then
+		ret_set_ksft_status "$ksft_fail" "$2"
+	fi
+}
+
+# check_fail STATUS MSG: fail the test case with MSG if STATUS is 0
+check_fail()
+{
+	check_err $((!$1)) "$2"
+}
+
+# srv6_require CMD...: exit with $ksft_skip unless the test runs as root and
+# finds every CMD
+srv6_require()
+{
+	local cmd
+
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: need root privileges"
+		exit "$ksft_skip"
+	fi
+	for cmd in "$@"; do
+		if ! command -v "$cmd" >/dev/null; then
+			echo "SKIP: $cmd not found"
+			exit "$ksft_skip"
+		fi
+	done
+}
+
+# srv6_require_py MODULE...: exit with $ksft_skip unless python3 imports
+# every MODULE
+srv6_require_py()
+{
+	local mod
+
+	srv6_require python3
+	for mod in "$@"; do
+		if ! python3 -c "import $mod" 2>/dev/null; then
+			echo "SKIP: python3 module $mod not found"
+			exit "$ksft_skip"
+		fi
+	done
+}
+
+# veth_link NS1 DEV1 NS2 DEV2 [ADDR1 ADDR2]: a veth pair between two
+# namespaces, both ends up, each given its address (without DAD) if any
+veth_link()
+{
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" ||
+		return
+	if [ -n "${5:-}" ]; then
+		ip -n "$1" addr add "$5" dev "$2" nodad || return
+		ip -n "$3" addr add "$6" dev "$4" nodad || return
+	fi
+	ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
+}
+
+# check_refused STATE MSG CMD [ARG...]: CMD must fail, print an error that
+# contains MSG (a fixed string; "" takes any non-empty error), and leave
+# what STATE (a command, run without arguments) prints as it was: a
+# refused configuration changes nothing.  Updates RET; the caller logs the
+# test case.  REFUSED holds the first line of CMD's error, for that log.
+check_refused()
+{
+	local state=$1 msg=$2 before after out
+	shift 2
+
+	before=$("$state")
+	out=$("$@" 2>&1)
+	check_fail $? "accepted: $*"
+	[ -n "$out" ]
+	check_err $? "no error message: $*"
+	if [ -n "$msg" ]; then
+		grep -qF -- "$msg" <<< "$out"
+		check_err $? "the error is not \"$msg\": $out"
+	fi
+	after=$("$state")
+	[ "$before" = "$after" ]
+	check_err $? "a refused command changed the state: $*"
+	REFUSED=$(head -n 1 <<< "$out")
+}
+
+# icmp_echos NS [4|6]: the ICMP (default) or ICMPv6 echo requests NS has
+# received
+icmp_echos()
+{
+	if [ "${2:-4}" = 6 ]; then
+		ip netns exec "$1" awk '$1 == "Icmp6InEchos" { print $2 }' \
+			/proc/net/snmp6
+	else
+		ip netns exec "$1" awk '$1 == "Icmp:" {
+			if (!col) { for (i = 2; i <= NF; i++)
+					if ($i == "InEchos") col = i
+				    next }
+			print $col }' /proc/net/snmp
+	fi
+}
+
+SRV6_CAPTURES=()
+
+# capture_start NS DEV PCAP [FILTER...]: tcpdump on DEV in NS into PCAP,
+# each packet written as it comes; returns once tcpdump listens (at most
+# 60 s), non-zero if it never does.  capture_stop ends every capture.
+capture_start()
+{
+	local ns=$1 dev=$2 pcap=$3 i
+	shift 3
+
+	ip netns exec "$ns" tcpdump -n -U --immediate-mode -i "$dev" \
+		-w "$pcap" "$@" 2>"$pcap.log" &
+	SRV6_CAPTURES+=("$!")
+	for ((i = 0; i < 600; i++)); do
+		grep -q "listening on" "$pcap.log" && return 0
+		kill -0 "$!" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$pcap.log" >&2
+	return 1
+}
+
+# capture_count PCAP [FILTER...]: the packets of PCAP so far (that match
+# FILTER)
+capture_count()
+{
+	local pcap=$1
+	shift
+
+	tcpdump -n -r "$pcap" "$@" 2>/dev/null | wc -l
+}
+
+# capture_wait PCAP N [FILTER...]: until PCAP holds at least N packets
+# (that match FILTER), at most 60 s
+capture_wait()
+{
+	local pcap=$1 n=$2 i
+	shift 2
+
+	for ((i = 0; i < 600; i++)); do
+		[ "$(capture_count "$pcap" "$@")" -ge "$n" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+capture_stop()
+{
+	[ ${#SRV6_CAPTURES[@]} -gt 0 ] || return 0
+	kill "${SRV6_CAPTURES[@]}" 2>/dev/null
+	wait "${SRV6_CAPTURES[@]}" 2>/dev/null
+	SRV6_CAPTURES=()
+}
