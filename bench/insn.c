@@ -31,6 +31,14 @@
  * interrupt counts whole; under icount, execution is deterministic and so
  * is that error.  Kernel mode is the upper half of the x86-64 address
  * space, where the block starts.
+ *
+ * Profile (`prof=DIR`, optional `prof_vcpu=N`, default 1: the SUT's): where
+ * the kernel-mode instructions of vCPU N go.  Each kernel block (by start
+ * address and length) counts its executions on that vCPU, and each marker
+ * writes DIR/prof.SEQ, SEQ the snapshot's sequence number: one line
+ * "address instructions executions" per block executed since the marker
+ * before, in hex, decimal, decimal; then the counts start again from zero.
+ * bench/profile.py sums a trial's files by function (System.map).
  */
 
 #include <errno.h>
@@ -63,6 +71,21 @@ static int out_fd = -1;
 static uint64_t seq;
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The profile: one entry per kernel block (start, length), open addressing. */
+#define PROF_SLOTS	(1u << 18)
+
+struct prof_block {
+	uint64_t vaddr;
+	uint64_t count;
+	uint32_t ninsn;
+};
+
+static const char *prof_dir;
+static unsigned int prof_vcpu = 1;
+static struct prof_block *prof;
+static unsigned int prof_used;
+static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* udata of a block: its instruction count << 1 | kernel mode. */
 static void tb_exec(unsigned int vcpu, void *udata)
 {
@@ -73,6 +96,66 @@ static void tb_exec(unsigned int vcpu, void *udata)
 	counts[vcpu].all += v >> 1;
 	if (v & 1)
 		counts[vcpu].kernel += v >> 1;
+}
+
+static void prof_exec(unsigned int vcpu, void *udata)
+{
+	struct prof_block *b = udata;
+
+	if (vcpu == prof_vcpu)
+		b->count++;
+}
+
+/* The block's entry, made at its first translation; NULL if full. */
+static struct prof_block *prof_block(uint64_t vaddr, uint32_t ninsn)
+{
+	uint64_t h = (vaddr ^ ((uint64_t)ninsn << 48)) * 0x9e3779b97f4a7c15ULL;
+	unsigned int i = h >> 46, n;
+	struct prof_block *b = NULL;
+
+	pthread_mutex_lock(&prof_lock);
+	for (n = 0; n < PROF_SLOTS; n++, i = (i + 1) & (PROF_SLOTS - 1)) {
+		if (!prof[i].ninsn) {
+			if (prof_used >= PROF_SLOTS / 2)
+				break;
+			prof[i].vaddr = vaddr;
+			prof[i].ninsn = ninsn;
+			prof_used++;
+			b = &prof[i];
+			break;
+		}
+		if (prof[i].vaddr == vaddr && prof[i].ninsn == ninsn) {
+			b = &prof[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&prof_lock);
+	return b;
+}
+
+static void prof_write(uint64_t n)
+{
+	char path[4096];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/prof.%llu", prof_dir,
+		 (unsigned long long)n);
+	f = fopen(path, "w");
+	if (!f) {
+		qemu_plugin_outs("insn: cannot write a profile\n");
+		return;
+	}
+	pthread_mutex_lock(&prof_lock);
+	for (i = 0; i < PROF_SLOTS; i++) {
+		if (!prof[i].count)
+			continue;
+		fprintf(f, "%llx %u %llu\n", (unsigned long long)prof[i].vaddr,
+			prof[i].ninsn, (unsigned long long)prof[i].count);
+		prof[i].count = 0;
+	}
+	pthread_mutex_unlock(&prof_lock);
+	fclose(f);
 }
 
 static void marker_exec(unsigned int vcpu, void *udata)
@@ -92,6 +175,8 @@ static void marker_exec(unsigned int vcpu, void *udata)
 		rec[5 + 2 * i] = __atomic_load_n(&counts[i].kernel, __ATOMIC_RELAXED);
 	}
 	/* The guest reads it once the marker has returned. */
+	if (prof)
+		prof_write(seq);
 	if (pwrite(out_fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec))
 		qemu_plugin_outs("insn: cannot write the snapshot\n");
 	pthread_mutex_unlock(&snap_lock);
@@ -119,6 +204,14 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
 					     (void *)(uintptr_t)(n << 1 | kernel));
+	if (prof && kernel) {
+		struct prof_block *b = prof_block(qemu_plugin_tb_vaddr(tb), n);
+
+		if (b)
+			qemu_plugin_register_vcpu_tb_exec_cb(tb, prof_exec,
+							     QEMU_PLUGIN_CB_NO_REGS,
+							     b);
+	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -161,6 +254,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4)) {
 			out = argv[i] + 4;
+		} else if (!strncmp(argv[i], "prof=", 5)) {
+			prof_dir = argv[i] + 5;
+		} else if (!strncmp(argv[i], "prof_vcpu=", 10)) {
+			prof_vcpu = strtoul(argv[i] + 10, NULL, 0);
 		} else {
 			fprintf(stderr, "insn: unknown argument %s\n", argv[i]);
 			return -1;
@@ -182,6 +279,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return -1;
 	}
 	memset(counts, 0, nr_vcpus * sizeof(*counts));
+	if (prof_dir) {
+		prof = calloc(PROF_SLOTS, sizeof(*prof));
+		if (!prof) {
+			close(out_fd);
+			return -1;
+		}
+	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

@@ -726,6 +726,7 @@ def cost_trial(gen, rate, trial, stolen, idle, history, insn=None):
     r = gen.run(rate, max(int(rate * trial), 100), settle=True)
     s1, t1, _ = stolen.read()
     m1 = insn.mark() if insn else None
+    seq = insn.seq if insn else None
     history.append(stolen.idle_rate(idle, insn))
     background = statistics.median(h[0] for h in history[-5:])
     total = r["delivered"] + r["late"]
@@ -742,6 +743,7 @@ def cost_trial(gen, rate, trial, stolen, idle, history, insn=None):
         ibg = statistics.median(h[1] for h in history[-5:])
         net = k - ibg * ns
         r.update({"insn": k, "insn_window_ns": ns, "insn_background": ibg,
+                  "insn_seq": seq,
                   "insn_user": (m1[1][SUT_CPU][0] - m1[1][SUT_CPU][1])
                   - (m0[1][SUT_CPU][0] - m0[1][SUT_CPU][1]),
                   "insn_per_pkt": net / total if total and net > 0 else math.inf})

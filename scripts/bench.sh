@@ -70,7 +70,15 @@ if [ "${ICOUNT:-0}" = 1 ]; then
 	so=${INSN_SO:-$TOP/build/bench-insn/insn.so}
 	[ -r "$so" ] || { echo "bench: no instruction counter $so (make bench builds it)" >&2; exit 2; }
 	: > "$out/insn.snap"
-	VM_QEMU_OPTS="-icount shift=2,sleep=off -plugin $so,out=$out/insn.snap${VM_QEMU_OPTS:+ $VM_QEMU_OPTS}" \
+	plugin="$so,out=$out/insn.snap"
+	# PROF=1: a profile of the SUT's kernel-mode instructions per trial
+	# (bench/insn.c, bench/profile.py)
+	if [ "${PROF:-0}" = 1 ]; then
+		rm -rf "$out/prof"
+		mkdir -p "$out/prof"
+		plugin="$plugin,prof=$out/prof"
+	fi
+	VM_QEMU_OPTS="-icount shift=2,sleep=off -plugin $plugin${VM_QEMU_OPTS:+ $VM_QEMU_OPTS}" \
 	VM_APPEND="irqaffinity=0${VM_APPEND:+ $VM_APPEND}" \
 		"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$out" -- "bash $out/guest.sh"
 else
