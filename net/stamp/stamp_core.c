@@ -33,6 +33,7 @@
 #include <crypto/hash.h>
 #include <crypto/algapi.h>
 #include <crypto/sha2.h>
+#include <net/dst_cache.h>
 #include <net/genetlink.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
@@ -218,10 +219,28 @@ union stamp_addr {
 	struct in6_addr	v6;
 };
 
+/* What the route of a reply depends on: the flow of the lookup. */
+struct stamp_dst_key {
+	union stamp_addr	daddr;
+	union stamp_addr	saddr;
+	u32			mark;
+	int			oif;
+	__be16			dport;
+	u8			tos;
+	bool			v6;
+};
+
 struct stamp_reflector {
 	struct list_head		list;
 	struct socket			*sock;
 	struct stamp_pcpu_stats __percpu *stats;
+	/* The route of the last reply on each CPU, and its key: test traffic
+	 * comes from few Session-Senders, so one lookup serves the replies to
+	 * the same one until the key changes or the route is no longer valid
+	 * (the dst_cache checks it: a change of the routes invalidates it).
+	 */
+	struct dst_cache		dst_cache;
+	struct stamp_dst_key __percpu	*dst_key;
 	union stamp_addr		addr;
 	u8				family;	/* 0: any address */
 	u16				port;
@@ -703,18 +722,70 @@ static void stamp_build_reply(struct stamp_reflector *r,
 			   p + STAMP_AUTH_HMAC_OFF);
 }
 
+/* The cached route for @key, held, or NULL. */
+static struct dst_entry *stamp_dst_get(struct stamp_reflector *r,
+				       const struct stamp_dst_key *key)
+{
+	if (memcmp(this_cpu_ptr(r->dst_key), key, sizeof(*key)))
+		return NULL;
+	return dst_cache_get(&r->dst_cache);
+}
+
+static void stamp_dst_set(struct stamp_reflector *r,
+			  const struct stamp_dst_key *key,
+			  struct dst_entry *dst)
+{
+	if (key->v6)
+		dst_cache_set_ip6(&r->dst_cache, dst, &key->saddr.v6);
+	else
+		dst_cache_set_ip4(&r->dst_cache, dst, key->saddr.v4);
+	memcpy(this_cpu_ptr(r->dst_key), key, sizeof(*key));
+}
+
+/* The UDP checksum of the reply (skb->data at its UDP header): left to
+ * the device, or to the stack before a device that cannot do it, as a UDP
+ * socket leaves it; computed here (@sw) for a reply over an SRv6 return
+ * path, whose extension header not every device's offload parses.  The
+ * pseudo-header is that of the final destination, the Session-Sender.
+ */
+static void stamp_udp_csum(struct sk_buff *skb, const struct stamp_rx *rx,
+			   bool sw)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	__wsum csum = 0;
+
+	uh->check = 0;
+	if (sw)
+		csum = skb_checksum(skb, 0, skb->len, 0);
+	if (rx->v6)
+		uh->check = csum_ipv6_magic(&rx->daddr.v6, &rx->saddr.v6,
+					    skb->len, IPPROTO_UDP, csum);
+	else
+		uh->check = csum_tcpudp_magic(rx->daddr.v4, rx->saddr.v4,
+					      skb->len, IPPROTO_UDP, csum);
+	if (sw) {
+		if (!uh->check)
+			uh->check = CSUM_MANGLED_0;
+		skb->ip_summed = CHECKSUM_NONE;
+		return;
+	}
+	uh->check = ~uh->check;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+}
+
 static int stamp_xmit6(struct stamp_reflector *r,
 		       const struct stamp_session_cfg *c, struct sk_buff *skb,
 		       const struct stamp_rx *rx)
 {
 	struct net *net = sock_net(r->sock->sk);
 	struct ipv6_sr_hdr *srh = NULL;
+	struct stamp_dst_key key;
 	struct dst_entry *dst;
 	struct flowi6 fl6 = {};
 	struct ipv6hdr *ip6h;
-	struct udphdr *uh;
 	unsigned int hlen;
-	__wsum csum;
 	int err;
 
 	if (IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL) && c && c->srh) {
@@ -728,14 +799,7 @@ static int stamp_xmit6(struct stamp_reflector *r,
 	if (err)
 		return err;
 
-	uh = udp_hdr(skb);
-	uh->check = 0;
-	csum = skb_checksum(skb, 0, skb->len, 0);
-	uh->check = csum_ipv6_magic(&rx->daddr.v6, &rx->saddr.v6, skb->len,
-				    IPPROTO_UDP, csum);
-	if (!uh->check)
-		uh->check = CSUM_MANGLED_0;
-	skb->ip_summed = CHECKSUM_NONE;
+	stamp_udp_csum(skb, rx, !!srh);
 
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
@@ -762,11 +826,22 @@ static int stamp_xmit6(struct stamp_reflector *r,
 	fl6.flowi6_mark = skb->mark;
 	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
 		fl6.flowi6_oif = rx->iif;
-	dst = ip6_route_output(net, r->sock->sk, &fl6);
-	if (dst->error) {
-		err = dst->error;
-		dst_release(dst);
-		return err;
+
+	memset(&key, 0, sizeof(key));
+	key.v6 = true;
+	key.daddr.v6 = fl6.daddr;
+	key.saddr.v6 = fl6.saddr;
+	key.mark = fl6.flowi6_mark;
+	key.oif = fl6.flowi6_oif;
+	dst = stamp_dst_get(r, &key);
+	if (!dst) {
+		dst = ip6_route_output(net, r->sock->sk, &fl6);
+		if (dst->error) {
+			err = dst->error;
+			dst_release(dst);
+			return err;
+		}
+		stamp_dst_set(r, &key, dst);
 	}
 	skb_dst_set(skb, dst);
 	ip6h->hop_limit = ip6_dst_hoplimit(dst);
@@ -779,32 +854,36 @@ static int stamp_xmit4(struct stamp_reflector *r, struct sk_buff *skb,
 		       const struct stamp_rx *rx)
 {
 	struct net *net = sock_net(r->sock->sk);
+	struct stamp_dst_key key;
+	struct dst_entry *dst;
 	struct flowi4 fl4;
-	struct udphdr *uh;
 	struct iphdr *iph;
 	struct rtable *rt;
-	__wsum csum;
 	int err;
 
 	err = skb_cow_head(skb, MAX_HEADER + sizeof(*iph));
 	if (err)
 		return err;
 
-	rt = ip_route_output_ports(net, &fl4, NULL, rx->saddr.v4, rx->daddr.v4,
-				   rx->sport, htons(r->port), IPPROTO_UDP,
-				   rx->reply_dsfield & INET_DSCP_MASK, 0);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
-	skb_dst_set(skb, &rt->dst);
+	memset(&key, 0, sizeof(key));
+	key.daddr.v4 = rx->saddr.v4;
+	key.saddr.v4 = rx->daddr.v4;
+	key.dport = rx->sport;
+	key.tos = rx->reply_dsfield & INET_DSCP_MASK;
+	dst = stamp_dst_get(r, &key);
+	if (!dst) {
+		rt = ip_route_output_ports(net, &fl4, NULL, key.daddr.v4,
+					   key.saddr.v4, key.dport,
+					   htons(r->port), IPPROTO_UDP,
+					   key.tos, 0);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		dst = &rt->dst;
+		stamp_dst_set(r, &key, dst);
+	}
+	skb_dst_set(skb, dst);
 
-	uh = udp_hdr(skb);
-	uh->check = 0;
-	csum = skb_checksum(skb, 0, skb->len, 0);
-	uh->check = csum_tcpudp_magic(rx->daddr.v4, rx->saddr.v4, skb->len,
-				      IPPROTO_UDP, csum);
-	if (!uh->check)
-		uh->check = CSUM_MANGLED_0;
-	skb->ip_summed = CHECKSUM_NONE;
+	stamp_udp_csum(skb, rx, false);
 
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -814,7 +893,7 @@ static int stamp_xmit4(struct stamp_reflector *r, struct sk_buff *skb,
 	iph->ihl = sizeof(*iph) >> 2;
 	iph->tos = rx->reply_dsfield;
 	iph->frag_off = 0;
-	iph->ttl = ip4_dst_hoplimit(&rt->dst);
+	iph->ttl = ip4_dst_hoplimit(dst);
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = rx->daddr.v4;
 	iph->daddr = rx->saddr.v4;
@@ -899,6 +978,18 @@ static bool stamp_is_reply(const struct stamp_reflector *r, const u8 *p)
 	return get_unaligned((const u64 *)(p + off)) != 0;
 }
 
+/* The headers a reply puts before its UDP header, at most. */
+static unsigned int stamp_reply_hlen(const struct stamp_session_cfg *c,
+				     const struct stamp_rx *rx)
+{
+	if (!rx->v6)
+		return sizeof(struct iphdr);
+	if (IS_ENABLED(CONFIG_IPV6_SEG6_LWTUNNEL) && c && c->srh)
+		return sizeof(struct ipv6hdr) +
+		       ipv6_optlen((struct ipv6_opt_hdr *)c->srh);
+	return sizeof(struct ipv6hdr);
+}
+
 /* encap_rcv: skb->data is the UDP header, whose checksum was checked. */
 static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -907,6 +998,7 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	struct stamp_session *s = NULL;
 	struct crypto_shash *tfm = NULL;
 	unsigned int base, len, ssid_off;
+	struct stamp_net *sn;
 	struct stamp_rx rx;
 	int drop, err;
 	u8 *p;
@@ -930,7 +1022,7 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	    ntohs(udp_hdr(skb)->len) != skb->len)
 		goto drop;
 	drop = STAMP_STAT_DROP_XMIT;
-	if (skb_ensure_writable(skb, skb->len))
+	if (!pskb_may_pull(skb, skb->len))
 		goto drop;
 	p = skb->data + sizeof(struct udphdr);
 	len = skb->len - sizeof(struct udphdr);
@@ -938,8 +1030,11 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (stamp_is_reply(r, p))
 		goto drop;
 
-	s = stamp_session_lookup(stamp_pernet(sock_net(sk)),
-				 get_unaligned_be16(p + ssid_off), &rx);
+	/* No hash of the SSID and the peer where there is no session. */
+	sn = stamp_pernet(sock_net(sk));
+	if (READ_ONCE(sn->n_sessions))
+		s = stamp_session_lookup(sn, get_unaligned_be16(p + ssid_off),
+					 &rx);
 	if (s) {
 		stamp_stat_inc(s->stats, STAMP_STAT_RX);
 		/* One configuration for the whole packet, old or new. */
@@ -956,6 +1051,15 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (r->auth && !stamp_hmac_ok(tfm, p, STAMP_AUTH_HMAC_OFF, NULL, 0,
 				      p + STAMP_AUTH_HMAC_OFF))
 		goto drop;
+
+	/* The reply is written over the test packet: make it ours, with the
+	 * room for the reply's headers, in one copy at most (a clone's
+	 * data, or too little headroom, is copied once, not twice).
+	 */
+	drop = STAMP_STAT_DROP_XMIT;
+	if (skb_cow(skb, MAX_HEADER + stamp_reply_hlen(c, &rx)))
+		goto drop;
+	p = skb->data + sizeof(struct udphdr);
 
 	/* Before anything is rewritten: the CoS TLV's DSCP1 sets the reply's
 	 * DSCP, and the HMAC TLV covers the sender's Sequence Number.
@@ -1043,15 +1147,42 @@ static struct stamp_reflector *stamp_reflector_find(struct stamp_net *sn,
 	return NULL;
 }
 
+/* What a reflector holds but its socket and counters, which a change
+ * hands on to the reflector that replaces it.
+ */
+static int stamp_reflector_init_route(struct stamp_reflector *r)
+{
+	int err;
+
+	r->dst_key = alloc_percpu_gfp(struct stamp_dst_key, GFP_KERNEL_ACCOUNT);
+	if (!r->dst_key)
+		return -ENOMEM;
+	err = dst_cache_init(&r->dst_cache, GFP_KERNEL_ACCOUNT);
+	if (err) {
+		free_percpu(r->dst_key);
+		r->dst_key = NULL;
+	}
+	return err;
+}
+
+static void stamp_reflector_release(struct stamp_reflector *r)
+{
+	if (r->dst_key) {
+		dst_cache_destroy(&r->dst_cache);
+		free_percpu(r->dst_key);
+	}
+	if (r->early_ts)
+		net_disable_timestamp();
+	kfree(r);
+}
+
 static void stamp_reflector_free(struct stamp_reflector *r)
 {
 	udp_tunnel_sock_release(r->sock);
 	/* encap_rcv may still run on another CPU with @r in hand. */
 	synchronize_net();
 	free_percpu(r->stats);
-	if (r->early_ts)
-		net_disable_timestamp();
-	kfree(r);
+	stamp_reflector_release(r);
 }
 
 static int stamp_reflector_sock(struct net *net, struct stamp_reflector *r)
@@ -1095,7 +1226,10 @@ static void stamp_reflector_replace(struct stamp_reflector *old,
 {
 	r->sock = old->sock;
 	r->stats = old->stats;
-	if (r->early_ts && !old->early_ts)
+	/* Each reflector with early_ts holds one enable, @old's until the
+	 * caller releases it.
+	 */
+	if (r->early_ts)
 		net_enable_timestamp();
 	list_replace(&old->list, &r->list);
 	rcu_assign_sk_user_data(r->sock->sk, r);
@@ -1137,6 +1271,9 @@ int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info)
 			       &r->family);
 	if (err)
 		goto free;
+	err = stamp_reflector_init_route(r);
+	if (err)
+		goto free;
 
 	mutex_lock(&sn->lock);
 	old = stamp_reflector_find(sn, r->port, r->family, &r->addr);
@@ -1149,9 +1286,7 @@ int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info)
 		stamp_reflector_replace(old, r);
 		mutex_unlock(&sn->lock);
 		synchronize_net();
-		if (old->early_ts)
-			net_disable_timestamp();
-		kfree(old);
+		stamp_reflector_release(old);
 		return 0;
 	}
 	err = -ENOENT;
@@ -1188,7 +1323,9 @@ unlock:
 	mutex_unlock(&sn->lock);
 	free_percpu(r->stats);
 free:
-	kfree(r);
+	/* Not enabled yet: the release must not disable it. */
+	r->early_ts = false;
+	stamp_reflector_release(r);
 	return err;
 }
 

@@ -195,6 +195,42 @@ test_return_path()
 	log_test "replies go back over return-segs via r3, test packets via r2"
 }
 
+# The reflector keeps the route of its last reply per CPU: a change of the
+# routes must reach the next reply.  refl's route back to snd goes via r2;
+# replaced by one via r3, the very next reply must go via r3, and back.
+test_route_change()
+{
+	local out n
+
+	RET=0
+	capture_start "$r3" e4 "$tmp/rc3.pcap" udp src port 862
+	check_err $? "no capture on r3"
+	capture_start "$r2" e4 "$tmp/rc2.pcap" udp src port 862
+	check_err $? "no capture on r2"
+
+	out=$(sender basic "$REFL6" --seqs 1,2 --ttl 63 2>&1)
+	check_err $? "via r2: $(echo "$out" | grep FAIL | head -n 3)"
+	capture_wait "$tmp/rc2.pcap" 2
+	check_err $? "r2 did not see the 2 replies"
+
+	ip -n "$refl" route replace fc00:1::/64 via 2001:db8:34::3 src "$REFL6"
+	out=$(sender basic "$REFL6" --seqs 3 --ttl 63 2>&1)
+	check_err $? "via r3: $(echo "$out" | grep FAIL | head -n 3)"
+	capture_wait "$tmp/rc3.pcap" 1
+	check_err $? "the first reply after the route change did not go via r3"
+
+	ip -n "$refl" route replace fc00:1::/64 via 2001:db8:24::2 src "$REFL6"
+	out=$(sender basic "$REFL6" --seqs 4 --ttl 63 2>&1)
+	check_err $? "via r2 again: $(echo "$out" | grep FAIL | head -n 3)"
+	capture_wait "$tmp/rc2.pcap" 3
+	check_err $? "the first reply after the route came back did not go via r2"
+	capture_stop
+	n=$(capture_count "$tmp/rc3.pcap")
+	[ "$n" -eq 1 ]
+	check_err $? "r3 saw $n replies, not 1"
+	log_test "replies follow a route change from the next packet on"
+}
+
 # ynl ARGS: cli.py on the stamp spec, in the reflector's namespace, JSON out
 ynl()
 {
@@ -328,6 +364,8 @@ log_test "reflector counts what it received and sent"
 # --- TLVs ------------------------------------------------------------------
 check_sender "RFC 8972 TLVs: padding, timestamp info, CoS, DM, unknown, malformed" \
 	tlv "$REFL6"
+
+test_route_change
 
 # --- return path over SRv6 -------------------------------------------------
 ip -n "$refl" stamp session add ssid 7 peer "$SND6" return-segs "$SID3"
