@@ -150,10 +150,12 @@ check-debug-run: kernel tools kselftest-install
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and
 # the bench's statistics (t quantiles, strict JSON), and which blocks
-# pfplm reports exact when a colour switch or a reading was late.
+# pfplm reports exact when a colour switch or a reading was late; and
+# make install-tools DESTDIR=... prefix=/usr, which must install under
+# DESTDIR only, commands that run from there.
 check-host:
 	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py && \
-		pfplm/test_pfplm.py)
+		pfplm/test_pfplm.py && scripts/test-install-tools.sh)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
 # gives, and above mainline's highest in its enum.
