@@ -96,10 +96,14 @@ kernel-stock: tree
 	@$(call stage,kernel-stock,scripts/kernel-stock.sh $(KSRC) $(BUILD)/linux-stock $(BUILD)/kbuild-stock $(FRAGMENTS))
 
 # ----------------------------------------------------------------- tools --
+# After the build: the man pages installed (scripts/check-man.sh), and
+# Debian's libipset13.symbols against the libipset built
+# (dpkg-gensymbols -c4, scripts/check-ipset-symbols.sh).
 tools: fetch
 	@$(call stage,tools,scripts/build-tools.sh $(PREFIX))
 	@scripts/install-tools.sh $(PREFIX)
 	@scripts/check-man.sh $(PREFIX)
+	@scripts/check-ipset-symbols.sh $(PREFIX)
 	@$(PREFIX)/sbin/ip -V
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
