@@ -16,18 +16,8 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 prefix=/usr
-failed=0
-
-check() {
-	local name=$1 good=$2 detail=${3:-}
-	if [ "$good" = 1 ]; then
-		printf 'TEST: %-66s [ OK ]\n' "$name"
-	else
-		printf 'TEST: %-66s [FAIL]\n' "$name"
-		[ -z "$detail" ] || printf '%s\n' "${detail%$'\n'}" | sed 's/^/\t/'
-		failed=1
-	fi
-}
+# shellcheck source=scripts/hosttest.sh
+. "$TOP/scripts/hosttest.sh"
 
 # What a system has where an install that ignored DESTDIR would write.
 system_state() {
