@@ -156,10 +156,12 @@ check-debug-run: kernel tools kselftest-install
 # the bench's statistics (t quantiles, strict JSON), and which blocks
 # pfplm reports exact when a colour switch or a reading was late; and
 # make install-tools DESTDIR=... prefix=/usr, which must install under
-# DESTDIR only, commands that run from there.
+# DESTDIR only, commands that run from there; and check.sh's report (its
+# stdout and RESULTS/summary.txt) from a guest's record of results.
 check-host:
 	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py && \
-		pfplm/test_pfplm.py && scripts/test-install-tools.sh)
+		pfplm/test_pfplm.py && scripts/test-install-tools.sh && \
+		scripts/test-check-summary.sh)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
 # gives, and above mainline's highest in its enum.
