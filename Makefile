@@ -96,10 +96,14 @@ kernel-stock: tree
 	@$(call stage,kernel-stock,scripts/kernel-stock.sh $(KSRC) $(BUILD)/linux-stock $(BUILD)/kbuild-stock $(FRAGMENTS))
 
 # ----------------------------------------------------------------- tools --
+# After the build: the man pages installed (scripts/check-man.sh), and
+# Debian's libipset13.symbols against the libipset built
+# (dpkg-gensymbols -c4, scripts/check-ipset-symbols.sh).
 tools: fetch
 	@$(call stage,tools,scripts/build-tools.sh $(PREFIX))
 	@scripts/install-tools.sh $(PREFIX)
 	@scripts/check-man.sh $(PREFIX)
+	@scripts/check-ipset-symbols.sh $(PREFIX)
 	@$(PREFIX)/sbin/ip -V
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
@@ -150,10 +154,14 @@ check-debug-run: kernel tools kselftest-install
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and
 # the bench's statistics (t quantiles, strict JSON), and which blocks
-# pfplm reports exact when a colour switch or a reading was late.
+# pfplm reports exact when a colour switch or a reading was late; and
+# make install-tools DESTDIR=... prefix=/usr, which must install under
+# DESTDIR only, commands that run from there; and check.sh's report (its
+# stdout and RESULTS/summary.txt) from a guest's record of results.
 check-host:
 	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py && \
-		pfplm/test_pfplm.py)
+		pfplm/test_pfplm.py && scripts/test-install-tools.sh && \
+		scripts/test-check-summary.sh)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
 # gives, and above mainline's highest in its enum.

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host test of srperf's statistics (make check-host; no guest): the t
 quantile of its CI95 against Student's t distribution computed here from
-its density, the CI95 of a known sample, and results JSON without NaN or
-Infinity.  Exit 0 when every check passed, 1 otherwise."""
+its density, the CI95 of a known sample, results JSON without NaN or
+Infinity, and the same of every results JSON under bench/results.  Exit 0
+when every check passed, 1 otherwise."""
 
+import glob
 import json
 import math
 import os
@@ -91,6 +93,21 @@ def main():
     except ValueError as err:
         good, back = False, err
     check("results JSON: null for NaN and Infinity, strict JSON", good, back)
+
+    # The results kept in the repository: strict JSON too (what srperf
+    # writes now), so that any JSON parser reads them.
+    bench = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(glob.glob(os.path.join(bench, "results", "**", "*.json"),
+                             recursive=True))
+    bad = []
+    for path in files:
+        try:
+            with open(path) as f:
+                json.load(f, parse_constant=strict)
+        except ValueError as err:
+            bad.append(f"{os.path.relpath(path, os.path.dirname(bench))}: {err}")
+    check(f"bench/results: {len(files)} results JSON files, all strict JSON",
+          bool(files) and not bad, "; ".join(bad) or "no file")
     return hosttest.failed
 
 

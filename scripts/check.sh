@@ -5,7 +5,9 @@
 #
 # The tests are those of config/check-tests (ours and the upstream ones that
 # cover code we touch), or the ones named in $TESTS.  Prints TAP, one line per
-# test, then the closing line "N passed, N failed, N skipped".  Exits non-zero
+# test, then the closing line "N passed, N failed, N skipped"; the same lines
+# (not the end of each failed test's log printed before the closing line) go
+# to RESULTS/summary.txt as well, to outlive stdout.  Exits non-zero
 # when a test failed or timed out, when the guest did not boot or did not run
 # every test, and when a test was skipped (a skip is never a pass: in our guest
 # everything a test needs is there; ALLOW_SKIP=1 relaxes this).
@@ -68,10 +70,18 @@ logof() {
 # SPLATS=1 (make check-debug): the kernel log of the boot and the guest's
 # kmemleak scan after the last test are two more results.
 [ "${SPLATS:-0}" = 1 ] && tests=(boot "${tests[@]}" kmemleak)
+# say LINE: a line of the summary, on stdout and in summary.txt.
+summary=$results/summary.txt
+: > "$summary"
+say() {
+	printf '%s\n' "$1"
+	printf '%s\n' "$1" >> "$summary"
+}
+
 pass=0 fail=0 skip=0 n=0
-echo "TAP version 13"
-echo "1..${#tests[@]}"
-[ -s "$results/uname" ] && echo "# kernel under test: $(cat "$results/uname")"
+say "TAP version 13"
+say "1..${#tests[@]}"
+[ -s "$results/uname" ] && say "# kernel under test: $(cat "$results/uname")"
 declare -A got
 if [ -f "$results/record" ]; then
 	while read -r res rc secs t; do
@@ -82,14 +92,14 @@ for t in "${tests[@]}"; do
 	n=$((n + 1))
 	read -r res rc secs <<< "${got[$t]:-none - -}"
 	case $res in
-	pass) echo "ok $n selftests: $t # ${secs}s"; pass=$((pass + 1)) ;;
-	skip) echo "ok $n selftests: $t # SKIP"; skip=$((skip + 1)) ;;
-	timeout) echo "not ok $n selftests: $t # TIMEOUT after ${secs}s"; fail=$((fail + 1)) ;;
-	fail) echo "not ok $n selftests: $t # exit=$rc, log: $(logof "$t")"; fail=$((fail + 1)) ;;
-	*) echo "not ok $n selftests: $t # not run: the guest did not get to it"; fail=$((fail + 1)) ;;
+	pass) say "ok $n selftests: $t # ${secs}s"; pass=$((pass + 1)) ;;
+	skip) say "ok $n selftests: $t # SKIP"; skip=$((skip + 1)) ;;
+	timeout) say "not ok $n selftests: $t # TIMEOUT after ${secs}s"; fail=$((fail + 1)) ;;
+	fail) say "not ok $n selftests: $t # exit=$rc, log: $(logof "$t")"; fail=$((fail + 1)) ;;
+	*) say "not ok $n selftests: $t # not run: the guest did not get to it"; fail=$((fail + 1)) ;;
 	esac
 done
-[ -f "$results/complete" ] || echo "# the guest did not finish the run"
+[ -f "$results/complete" ] || say "# the guest did not finish the run"
 # The end of each failed test's log, so that a CI log that keeps only the
 # end of the output still says why.
 for t in "${tests[@]}"; do
@@ -100,9 +110,9 @@ for t in "${tests[@]}"; do
 	echo "# --- the last 40 lines of $t's log"
 	tail -n 40 "$log" | sed 's/^/# /'
 done
-echo "$pass passed, $fail failed, $skip skipped"
+say "$pass passed, $fail failed, $skip skipped"
 
 [ "$fail" = 0 ] || exit 1
 [ -f "$results/complete" ] || exit 1
-[ "$skip" = 0 ] || [ "${ALLOW_SKIP:-0}" = 1 ] || { echo "# skips are failures here (ALLOW_SKIP=1 to allow)"; exit 1; }
+[ "$skip" = 0 ] || [ "${ALLOW_SKIP:-0}" = 1 ] || { say "# skips are failures here (ALLOW_SKIP=1 to allow)"; exit 1; }
 exit 0
