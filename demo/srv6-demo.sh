@@ -42,6 +42,18 @@ link() { # link A IFA B IFB
 	nsx "$3" ip link set "$4" up
 }
 section() { printf '\n=== %s\n' "$*"; }
+# wait_until SECONDS CONDITION [ACTION]: evaluate CONDITION (a command
+# line) until it holds, running ACTION between the tries (a short pause
+# if there is none); fails when SECONDS have passed.  For what a loaded
+# host makes late: a process that has to be ready, an event to be
+# printed, a counter to be reached.
+wait_until() {
+	local deadline=$((SECONDS + $1)) cond=$2 action=${3:-sleep 0.2}
+	until eval "$cond"; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		eval "$action"
+	done
+}
 
 cleanup
 for n in $NODES; do
@@ -109,10 +121,8 @@ nsx hs1 ping -6 -q -c 1 -W 5 fd00:b::1 > /dev/null || true
 cap=$(mktemp)
 ip netns exec demo-r2 timeout 120 tcpdump -l -n -vv -c 1 -i veth-r1 'ip6 and ip6[6] == 43' > "$cap" 2> /dev/null &
 tcpdump_pid=$!
-deadline=$((SECONDS + 100))
-while kill -0 "$tcpdump_pid" 2> /dev/null && [ "$SECONDS" -lt "$deadline" ]; do
-	nsx hs1 ping -6 -q -c 1 -W 1 fd00:b::1 > /dev/null || true
-done
+wait_until 100 '! kill -0 "$tcpdump_pid" 2> /dev/null' \
+	'nsx hs1 ping -6 -q -c 1 -W 1 fd00:b::1 > /dev/null || true' || true
 wait "$tcpdump_pid" 2> /dev/null || true
 section "the path on the wire (r2, link to r1): one echo request"
 cat "$cap"
@@ -231,11 +241,8 @@ mon=$(mktemp)
 # kinds of event (or a generous deadline).
 ip netns exec demo-hs2 timeout 120 ip ioam monitor > "$mon" 2>&1 &
 mon_pid=$!
-deadline=$((SECONDS + 100))
-until grep -q '^\[TRACE\] Namespace=1 ' "$mon" && grep -q '^\[E2E\] Namespace=1 ' "$mon"; do
-	[ "$SECONDS" -lt "$deadline" ] || break
-	nsx hs1 ping -6 -q -c 2 -i 0.2 -W 2 fd00:b::1 > /dev/null || true
-done
+wait_until 100 'grep -q "^\[TRACE\] Namespace=1 " "$mon" && grep -q "^\[E2E\] Namespace=1 " "$mon"' \
+	'nsx hs1 ping -6 -q -c 2 -i 0.2 -W 2 fd00:b::1 > /dev/null || true' || true
 kill "$mon_pid" 2> /dev/null
 wait "$mon_pid" 2> /dev/null || true
 section "hs2: ip ioam monitor (trace entries, last filler first: hop limit and node id of hs2 (2), r1 (1), hs1 (3))"
@@ -306,15 +313,11 @@ ip netns exec demo-hs1 python3 "$top/tools/testing/selftests/net/pfplm_gen.py" -
 	--lossy fd00:b::12=5 --out "$plm/gen" &
 gen_pid=$!
 # Two blocks to start, then three with traffic: wait for them to close.
-deadline=$((SECONDS + 360))
 plm_exact() {
 	[ -s "$plm/results" ] || { echo 0; return; }
 	jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' "$plm/results"
 }
-until [ "$(plm_exact)" -ge 9 ]; do
-	[ "$SECONDS" -lt "$deadline" ] || break
-	sleep 3
-done
+wait_until 360 '[ "$(plm_exact)" -ge 9 ]' 'sleep 3' || true
 kill -TERM "$gen_pid"; wait "$gen_pid" || true
 section "r1: the pfplm report (one line per flow and block)"
 cat "$plm/ingress.log"
