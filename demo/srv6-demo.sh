@@ -54,6 +54,17 @@ wait_until() {
 		eval "$action"
 	done
 }
+# check TEXT CONDITION: a check line, TEXT (what was counted, what was
+# expected) after PASS or FAIL, the verdict of CONDITION (a command line
+# comparing the two); a FAIL fails the demo
+check() {
+	if eval "$2"; then
+		echo "PASS  $1"
+	else
+		echo "FAIL  $1"
+		ok=0
+	fi
+}
 
 cleanup
 for n in $NODES; do
@@ -126,10 +137,8 @@ wait_until 100 '! kill -0 "$tcpdump_pid" 2> /dev/null' \
 wait "$tcpdump_pid" 2> /dev/null || true
 section "the path on the wire (r2, link to r1): one echo request"
 cat "$cap"
-grep -q 'fc00:2::e' "$cap" && grep -q 'fc00:3::d6' "$cap" || {
-	echo "demo: the SRH of the captured packet is not the policy's" >&2
-	ok=0
-}
+check "the captured packet's SRH holds the policy's segments fc00:2::e and fc00:3::d6" \
+	'grep -q "fc00:2::e" "$cap" && grep -q "fc00:3::d6" "$cap"'
 
 end0=$(seg6_pkts r2 fc00:2::e)
 dx0=$(seg6_pkts r3 fc00:3::d6)
@@ -148,11 +157,11 @@ nsx r2 ip -s -j -p -6 route show fc00:2::e/128
 # requests.
 section "check"
 got=$(($(seg6_pkts r2 fc00:2::e) - ${end0:-0}))
-echo "End on r2 counted $got packets of the $PINGS pings, expected $((2 * PINGS))"
-[ "$got" = "$((2 * PINGS))" ] || ok=0
+check "End on r2 counted $got packets of the $PINGS pings, expected $((2 * PINGS))" \
+	'[ "$got" = "$((2 * PINGS))" ]'
 got=$(($(seg6_pkts r3 fc00:3::d6) - ${dx0:-0}))
-echo "End.DX6 oif veth-hs2 xconnect on r3 counted $got packets, expected $PINGS"
-[ "$got" = "$PINGS" ] || ok=0
+check "End.DX6 oif veth-hs2 xconnect on r3 counted $got packets, expected $PINGS" \
+	'[ "$got" = "$PINGS" ]'
 
 # IPv4 over SRv6, with the cross-connects and End.DT4's table mode: hs1's
 # pings to hs2 (10.0.2.1) go r1 H.Encaps -> r2 End.X cross-connected to
@@ -198,16 +207,16 @@ for c in "r2 fc00:2::e3 End.X oif veth-r3 xconnect" \
 	 "r3 fc00:3::d4 End.DX4 oif veth-hs2 xconnect" "r1 fc00:1::d4 End.DT4 table 100"; do
 	read -r n sid what <<< "$c"
 	got=$(seg6_pkts "$n" "$sid")
-	echo "$what on $n ($sid) counted ${got:-0} packets, expected $PINGS"
-	[ "${got:-0}" = "$PINGS" ] || ok=0
+	check "$what on $n ($sid) counted ${got:-0} packets, expected $PINGS" \
+		'[ "${got:-0}" = "$PINGS" ]'
 done
 got=$(nsx r2 ip6tables -w -t mangle -L PREROUTING -v -x -n | awk '/sid-list/ { print $1; exit }')
-echo "r2's --srh-sid-list rule counted ${got:-0} packets (the echo requests), expected $PINGS"
-[ "${got:-0}" = "$PINGS" ] || ok=0
+check "r2's --srh-sid-list rule counted ${got:-0} packets (the echo requests), expected $PINGS" \
+	'[ "${got:-0}" = "$PINGS" ]'
 for l in fc00:2::e3,fc00:3::d4 fc00:2::e,fc00:1::d4; do
 	got=$(nsx r2 ipset list demo-flows | awk -v l="$l" '$1 == l { for (i = 2; i < NF; i++) if ($i == "packets") print $(i + 1) }')
-	echo "r2's hash:sr6 element $l counted ${got:-0} packets, expected $PINGS"
-	[ "${got:-0}" = "$PINGS" ] || ok=0
+	check "r2's hash:sr6 element $l counted ${got:-0} packets, expected $PINGS" \
+		'[ "${got:-0}" = "$PINGS" ]'
 done
 
 # STAMP over the same SRv6 path: hs2 answers with the kernel's
@@ -220,8 +229,8 @@ nsx hs1 "$sender" -c "$PINGS" -i 0.2 --tlv-dm fd00:b::1 || ok=0
 section "hs2: ip -s stamp show"
 nsx hs2 ip -s stamp show
 rx=$(nsx hs2 ip -s -j stamp session show | jq '.[0].stats.tx')
-echo "the reflector's session answered ${rx:-0} test packets, expected $PINGS"
-[ "${rx:-0}" = "$PINGS" ] || ok=0
+check "the reflector's session answered ${rx:-0} test packets, expected $PINGS" \
+	'[ "${rx:-0}" = "$PINGS" ]'
 
 # IOAM along the same path: hs1 inserts a trace (namespace 1) and an
 # Edge-to-Edge option into its packets to hs2; r1 and hs2 fill the trace,
@@ -247,10 +256,8 @@ kill "$mon_pid" 2> /dev/null
 wait "$mon_pid" 2> /dev/null || true
 section "hs2: ip ioam monitor (trace entries, last filler first: hop limit and node id of hs2 (2), r1 (1), hs1 (3))"
 head -n 4 "$mon"
-grep -q '^\[TRACE\] Namespace=1 ' "$mon" && grep -q '^\[E2E\] Namespace=1 ' "$mon" || {
-	echo "demo: hs2 saw no IOAM trace or E2E event" >&2
-	ok=0
-}
+check "hs2's monitor printed trace and E2E events of namespace 1" \
+	'grep -q "^\[TRACE\] Namespace=1 " "$mon" && grep -q "^\[E2E\] Namespace=1 " "$mon"'
 # A gap shows between two received sequence numbers: the first and the
 # last of the 22 packets go through before and after the netem loss.
 nsx hs2 ip ioam e2e reset
@@ -263,8 +270,8 @@ section "hs2: ip ioam e2e show (22 packets, 20 of them with netem loss 25% on r2
 nsx hs2 ip ioam e2e show
 lost=$(nsx hs2 ip -j ioam e2e show | jq '.[0].lost')
 rx=$(nsx hs2 ip -j ioam e2e show | jq '.[0].rx')
-echo "hs2 received ${rx:-0} and counted ${lost:-0} lost of 22"
-[ $((${rx:-0} + ${lost:-0})) = 22 ] || ok=0
+check "hs2 received ${rx:-0} and counted ${lost:-0} lost of the 22 sent, expected a sum of 22" \
+	'[ $((${rx:-0} + ${lost:-0})) = 22 ]'
 
 # Per-flow packet loss monitoring (pfplm): three flows from r1 to hs2 over
 # three SID lists, ending on r3's End.DT6 SID fc00:3::d60; r1 colours and
@@ -328,7 +335,8 @@ nsx r1 ipset list pfplm-iA
 kill -TERM "$ingress_pid" "$egress_pid"
 wait "$ingress_pid" "$egress_pid" || ok=0
 section "check: every exact block against the generator's own count"
-python3 - "$plm/results" "$plm/gen" <<'PY' || ok=0
+plm_ok=1
+plm_out=$(python3 - "$plm/results" "$plm/gen" <<'PY'
 import json, sys
 gen = {(g["dst"], g["block"]): g for g in map(json.loads, open(sys.argv[2]))}
 dst = {"blue": "fd00:b::11", "red": "fd00:b::12", "green": "fd00:b::13"}
@@ -349,6 +357,9 @@ for r in map(json.loads, open(sys.argv[1])):
 print("%d exact blocks checked, %d mismatches; red lost %d in all" % (n, bad, red_lost))
 sys.exit(0 if n >= 6 and bad == 0 and red_lost > 0 else 1)
 PY
+) || plm_ok=0
+sed '$d' <<< "$plm_out"
+check "$(tail -n 1 <<< "$plm_out"), expected 6 or more, 0, more than 0" '[ "$plm_ok" = 1 ]'
 rm -rf "$plm"
 
 if [ "$ok" = 1 ]; then
