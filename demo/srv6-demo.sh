@@ -232,6 +232,50 @@ rx=$(nsx hs2 ip -s -j stamp session show | jq '.[0].stats.tx')
 check "the reflector's session answered ${rx:-0} test packets, expected $PINGS" \
 	'[ "${rx:-0}" = "$PINGS" ]'
 
+# The reflector and its session change in place (ip stamp change,
+# replace): counters and the session's sequence number survive.
+# Stateful, the reflector numbers a session's replies itself, from 0 (a
+# stateless one copies the sender's numbers and leaves the session's at
+# 0); with return-segs, the replies come back to hs1 over fc00:2::e9, an
+# End of r2 that only they use, in an SRH the reflector inserts.
+nsx r2 ip -6 route add fc00:2::e9/128 encap seg6local action End count dev veth-r1
+nsx r2 ip -6 route add fd00:a::/64 via fcf0:12::1
+nsx hs1 sysctl -qw net.ipv6.conf.all.seg6_enabled=1 net.ipv6.conf.eth0.seg6_enabled=1
+stamp_j() { nsx hs2 ip -s -j stamp show | jq -r "$1"; }
+nsx hs2 ip stamp reflector change mode stateful
+nsx hs2 ip stamp session change ssid 1 peer fd00:a::1 return-segs fc00:2::e9
+section "hs2: ip stamp reflector change mode stateful; ip stamp session change ssid 1 peer fd00:a::1 return-segs fc00:2::e9"
+nsx hs2 ip -s stamp show
+after=$(stamp_j '"\(.reflectors[0].stats.rx) \(.sessions[0].seq)"')
+section "hs1: stamp-sender -c $PINGS fd00:b::1 (rseq: the reflector's numbering)"
+out=$(nsx hs1 "$sender" -c "$PINGS" -i 0.2 fd00:b::1) || ok=0
+echo "$out"
+seq1=$(stamp_j '.sessions[0].seq')
+nsx hs2 ip stamp session replace ssid 1 peer fd00:a::1
+nsx hs2 ip stamp session replace ssid 2 peer fd00:a::1
+section "hs2: ip stamp session replace ssid 1 peer fd00:a::1 (no return path); the same for ssid 2 (new)"
+nsx hs2 ip -s stamp session show
+section "check"
+check "after the changes: reflector rx, session seq: $after, expected $PINGS 0 (the $PINGS stateless test packets before them: nothing reset)" \
+	'[ "$after" = "$PINGS 0" ]'
+got=$(grep -o 'rseq=[0-9]*' <<< "$out" | cut -d= -f2 | sort -n | paste -sd,)
+want=$(seq 0 $((PINGS - 1)) | paste -sd,)
+check "stateful: replies numbered ${got:-none}, then session 1's seq $seq1, expected $want and $PINGS" \
+	'[ "$got" = "$want" ] && [ "$seq1" = "$PINGS" ]'
+got=$(seg6_pkts r2 fc00:2::e9)
+check "return-segs fc00:2::e9: r2's End counted ${got:-0} packets (the replies), expected $PINGS" \
+	'[ "${got:-0}" = "$PINGS" ]'
+got=$(stamp_j '.sessions | sort_by(.ssid) | map("\(.ssid):\(.return_segs | length):\(.stats.rx):\(.seq)") | join(" ")')
+want="1:0:$((2 * PINGS)):$PINGS 2:0:0:0"
+check "replace: ssid:return-segs:rx:seq $got, expected $want (ssid 1 kept its counters)" \
+	'[ "$got" = "$want" ]'
+nsx hs2 ip stamp flush
+section "hs2: ip stamp flush; ip -j stamp show"
+out=$(nsx hs2 ip -j stamp show)
+echo "$out"
+got=$(jq -r '"\(.reflectors | length) \(.sessions | length)"' <<< "$out")
+check "flush: reflectors and sessions left: $got of 1 2, expected 0 0" '[ "$got" = "0 0" ]'
+
 # IOAM along the same path: hs1 inserts a trace (namespace 1) and an
 # Edge-to-Edge option into its packets to hs2; r1 and hs2 fill the trace,
 # hs2 counts the E2E sequence numbers. netem on r2 drops some on purpose.
