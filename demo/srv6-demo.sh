@@ -317,6 +317,82 @@ rx=$(nsx hs2 ip -j ioam e2e show | jq '.[0].rx')
 check "hs2 received ${rx:-0} and counted ${lost:-0} lost of the 22 sent, expected a sum of 22" \
 	'[ $((${rx:-0} + ${lost:-0})) = 22 ]'
 
+# IOAM beyond one trace: hs1's route to hs2 now inserts four options at
+# once, in an IPv6-in-IPv6 encapsulation from hs1's tunnel address
+# fd00:a::100 (tunsrc) to hs2: traces in namespaces 1 and 2, the
+# Edge-to-Edge option, and a Direct Export (DEX) option, for which every
+# IOAM node sends its data fields as an event instead of writing them
+# into the packet.
+for n in hs1 r1 hs2; do
+	nsx "$n" ip ioam namespace add 2
+done
+nsx hs1 ip -6 addr add fd00:a::100/128 dev lo
+nsx hs2 ip link set ip6tnl0 up
+nsx r1 sysctl -qw net.ipv6.conf.veth-hs1.ioam6_id=11 net.ipv6.conf.veth-r2.ioam6_id=12
+nsx hs1 ip -6 route replace fd00:b::1/128 via fd00:a::254 encap ioam6 mode encap \
+	tunsrc fd00:a::100 tundst fd00:b::1 \
+	trace prealloc type 0x800000 ns 1 size 12 \
+	trace prealloc type 0xc00000 ns 2 size 24 \
+	e2e ns 1 seq64 timestamp \
+	dex ns 2 type 0x800000 flowid 42 seq
+section "hs1: ip -6 route show fd00:b::1/128 (four IOAM options, tunnel source fd00:a::100)"
+nsx hs1 ip -6 route show fd00:b::1/128
+# events FILE REGEX: how many lines of FILE match
+events() { grep -cE "$2" "$1" || true; }
+mon_hs2=$(mktemp)
+mon_r1=$(mktemp)
+ip netns exec demo-hs2 timeout 300 ip ioam monitor >> "$mon_hs2" 2>&1 &
+mon_hs2_pid=$!
+ip netns exec demo-r1 timeout 300 ip ioam monitor >> "$mon_r1" 2>&1 &
+mon_r1_pid=$!
+# Ping until both monitors print, and until they have printed every
+# event of the pings sent (the last one of hs2 is an E2E event, r1 has
+# exported each packet that hs2 did); then start their files afresh.
+wait_until 100 '[ "$(events "$mon_r1" "^\[DEX\] ")" -gt 0 ] &&
+	[ "$(events "$mon_r1" "^\[DEX\] ")" = "$(events "$mon_hs2" "^\[DEX\] ")" ] &&
+	tail -n 1 "$mon_hs2" | grep -q "^\[E2E\] "' \
+	'nsx hs1 ping -6 -q -c 1 -W 2 fd00:b::1 > /dev/null || true' || true
+: > "$mon_hs2"
+: > "$mon_r1"
+nsx hs2 ip ioam e2e reset
+section "hs1: ping -6 -c $PINGS fd00:b::1 (monitors on hs2 and r1)"
+nsx hs1 ping -6 -q -c "$PINGS" -i 0.2 -W 2 fd00:b::1 || ok=0
+wait_until 60 '[ "$(events "$mon_hs2" "^\[E2E\] ")" -ge "$PINGS" ] &&
+	[ "$(events "$mon_r1" "^\[DEX\] ")" -ge "$PINGS" ]' || true
+section "hs2: ip ioam monitor, the last echo request (its two traces, hs2's DEX export, its E2E option)"
+tail -n 4 "$mon_hs2"
+section "r1: ip ioam monitor, DEX events (Data: hop limit and node id)"
+grep '^\[DEX\] ' "$mon_r1" || true
+section "hs2: ip ioam e2e show (reset, then $PINGS echo requests)"
+nsx hs2 ip ioam e2e show
+section "check"
+got=$(awk '/^\[TRACE\] Namespace=1 / { t1++ } /^\[TRACE\] Namespace=2 / { t2++ }
+	/^\[E2E\] Namespace=1 / { e2e++ } /^\[DEX\] Namespace=2 / { dex++ }
+	END { print t1 + 0, t2 + 0, e2e + 0, dex + 0 }' "$mon_hs2")
+check "one route, four options: hs2 reported $got (ns 1 traces, ns 2 traces, E2E, DEX) for the $PINGS echo requests, expected $PINGS each" \
+	'[ "$got" = "$PINGS $PINGS $PINGS $PINGS" ]'
+got=$(nsx hs2 ip -j ioam e2e show |
+	jq -r '"\(map(select(.src == "fd00:a::100").rx) | add // 0) \(map(select(.src != "fd00:a::100").rx) | add // 0)"')
+check "tunsrc: hs2 counted E2E options from fd00:a::100 and from other sources: $got, expected $PINGS 0" \
+	'[ "$got" = "$PINGS 0" ]'
+# the traces of the last echo request; entries last filler first: hs2, r1, hs1
+d=$(grep '^\[TRACE\] Namespace=2 ' "$mon_hs2" | tail -n 1 | sed -n 's/.*Data=\([0-9a-f]*\).*/\1/p')
+ifin=${d:24:4} ifout=${d:28:4}
+got="${d:2:6} ${d:18:6} ${d:34:6} in $((16#${ifin:-0})) out $((16#${ifout:-0}))"
+check "ns 2 trace: node ids, then r1's interface ids: $got, expected 000002 000001 000003 (hs2 r1 hs1) in 11 out 12 (r1's veth-hs1, veth-r2)" \
+	'[ "$got" = "000002 000001 000003 in 11 out 12" ]'
+dex_seqs() { sed -n 's/^\[DEX\] Namespace=2 FlowID=42 Seq=\([0-9]*\) .*/\1/p' "$1" | paste -sd,; }
+s_r1=$(dex_seqs "$mon_r1")
+s_hs2=$(dex_seqs "$mon_hs2")
+first=${s_r1%%,*}
+want=$(seq "${first:-0}" $((${first:-0} + PINGS - 1)) | paste -sd,)
+check "Direct Export, flow 42: r1 exported seq ${s_r1:-none}, hs2 ${s_hs2:-none}, expected $PINGS consecutive, the same on both" \
+	'[ -n "$s_r1" ] && [ "$s_r1" = "$want" ] && [ "$s_hs2" = "$s_r1" ]'
+
+kill "$mon_hs2_pid" "$mon_r1_pid" 2> /dev/null
+wait "$mon_hs2_pid" "$mon_r1_pid" 2> /dev/null || true
+rm -f "$mon_hs2" "$mon_r1"
+
 # Per-flow packet loss monitoring (pfplm): three flows from r1 to hs2 over
 # three SID lists, ending on r3's End.DT6 SID fc00:3::d60; r1 colours and
 # counts them, r3 counts them per colour, and r1 asks r3 for its counts over
