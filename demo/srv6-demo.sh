@@ -322,19 +322,22 @@ check "hs2 received ${rx:-0} and counted ${lost:-0} lost of the 22 sent, expecte
 # fd00:a::100 (tunsrc) to hs2: traces in namespaces 1 and 2, the
 # Edge-to-Edge option, and a Direct Export (DEX) option, for which every
 # IOAM node sends its data fields as an event instead of writing them
-# into the packet.
+# into the packet.  The transit delay and buffer occupancy fields (bits 4
+# and 11 of the ns 1 trace and of the DEX type) are filled where their
+# sysctls are set: on r1 only.
 for n in hs1 r1 hs2; do
 	nsx "$n" ip ioam namespace add 2
 done
 nsx hs1 ip -6 addr add fd00:a::100/128 dev lo
 nsx hs2 ip link set ip6tnl0 up
-nsx r1 sysctl -qw net.ipv6.conf.veth-hs1.ioam6_id=11 net.ipv6.conf.veth-r2.ioam6_id=12
+nsx r1 sysctl -qw net.ipv6.ioam6_transit_delay=1 net.ipv6.ioam6_buffer_occupancy=1 \
+	net.ipv6.conf.veth-hs1.ioam6_id=11 net.ipv6.conf.veth-r2.ioam6_id=12
 nsx hs1 ip -6 route replace fd00:b::1/128 via fd00:a::254 encap ioam6 mode encap \
 	tunsrc fd00:a::100 tundst fd00:b::1 \
-	trace prealloc type 0x800000 ns 1 size 12 \
+	trace prealloc type 0x881000 ns 1 size 36 \
 	trace prealloc type 0xc00000 ns 2 size 24 \
 	e2e ns 1 seq64 timestamp \
-	dex ns 2 type 0x800000 flowid 42 seq
+	dex ns 2 type 0x801000 flowid 42 seq
 section "hs1: ip -6 route show fd00:b::1/128 (four IOAM options, tunnel source fd00:a::100)"
 nsx hs1 ip -6 route show fd00:b::1/128
 # events FILE REGEX: how many lines of FILE match
@@ -361,7 +364,7 @@ wait_until 60 '[ "$(events "$mon_hs2" "^\[E2E\] ")" -ge "$PINGS" ] &&
 	[ "$(events "$mon_r1" "^\[DEX\] ")" -ge "$PINGS" ]' || true
 section "hs2: ip ioam monitor, the last echo request (its two traces, hs2's DEX export, its E2E option)"
 tail -n 4 "$mon_hs2"
-section "r1: ip ioam monitor, DEX events (Data: hop limit and node id)"
+section "r1: ip ioam monitor, DEX events (Data: hop limit and node id, buffer occupancy)"
 grep '^\[DEX\] ' "$mon_r1" || true
 section "hs2: ip ioam e2e show (reset, then $PINGS echo requests)"
 nsx hs2 ip ioam e2e show
@@ -381,6 +384,15 @@ ifin=${d:24:4} ifout=${d:28:4}
 got="${d:2:6} ${d:18:6} ${d:34:6} in $((16#${ifin:-0})) out $((16#${ifout:-0}))"
 check "ns 2 trace: node ids, then r1's interface ids: $got, expected 000002 000001 000003 (hs2 r1 hs1) in 11 out 12 (r1's veth-hs1, veth-r2)" \
 	'[ "$got" = "000002 000001 000003 in 11 out 12" ]'
+# ns 1, 12 octets a node: hop limit and node id, transit delay, buffer occupancy
+d=$(grep '^\[TRACE\] Namespace=1 ' "$mon_hs2" | tail -n 1 | sed -n 's/.*Data=\([0-9a-f]*\).*/\1/p')
+td=${d:32:8} bo=${d:40:8}
+td=$((16#${td:-0})) bo=$((16#${bo:-0}))
+check "transit delay (ioam6_transit_delay=1 on r1 only): hs2 ${d:8:8}, r1 $td ns, hs1 ${d:56:8}, expected ffffffff (unavailable), 0 < r1 < 10^9, ffffffff" \
+	'[ "${d:8:8}" = ffffffff ] && [ "${d:56:8}" = ffffffff ] && [ "$td" -gt 0 ] && [ "$td" -lt 1000000000 ]'
+got="${d:16:8} $bo ${d:64:8}"
+check "buffer occupancy (ioam6_buffer_occupancy=1 on r1 only): hs2, r1, hs1: $got, expected ffffffff 0 ffffffff (nothing queued on r1's veth-r2)" \
+	'[ "$got" = "ffffffff 0 ffffffff" ]'
 dex_seqs() { sed -n 's/^\[DEX\] Namespace=2 FlowID=42 Seq=\([0-9]*\) .*/\1/p' "$1" | paste -sd,; }
 s_r1=$(dex_seqs "$mon_r1")
 s_hs2=$(dex_seqs "$mon_hs2")
@@ -389,8 +401,32 @@ want=$(seq "${first:-0}" $((${first:-0} + PINGS - 1)) | paste -sd,)
 check "Direct Export, flow 42: r1 exported seq ${s_r1:-none}, hs2 ${s_hs2:-none}, expected $PINGS consecutive, the same on both" \
 	'[ -n "$s_r1" ] && [ "$s_r1" = "$want" ] && [ "$s_hs2" = "$s_r1" ]'
 
+# Buffer occupancy under load: netem on r1's veth-r2 holds every packet,
+# so that each echo request finds the earlier ones queued there, and r1
+# exports 0, then one packet's bytes, then two.  (r2's neighbour entry
+# on r1 is permanent for the while: a neighbour probe would queue too.)
+r2mac=$(nsx r2 cat /sys/class/net/veth-r1/address)
+nsx r1 ip -6 neigh replace fcf0:12::2 lladdr "$r2mac" dev veth-r2 nud permanent
+nsx r1 tc qdisc add dev veth-r2 root netem delay 100s
+: > "$mon_r1"
+nsx hs1 ping -6 -q -c 3 -i 0.2 -W 1 fd00:b::1 > /dev/null || true
+wait_until 60 '[ "$(events "$mon_r1" "^\[DEX\] ")" -ge 3 ]' || true
+section "r1: tc -s qdisc show dev veth-r2 (netem delay 100s, 3 echo requests sent)"
+nsx r1 tc -s qdisc show dev veth-r2
+q=$(nsx r1 tc -s -j qdisc show dev veth-r2 | jq -r '.[0] | "\(.backlog) \(.qlen)"')
+nsx r1 tc qdisc del dev veth-r2 root
+nsx r1 ip -6 neigh del fcf0:12::2 dev veth-r2
+section "r1: ip ioam monitor, DEX events of the 3 echo requests"
+grep '^\[DEX\] ' "$mon_r1" || true
 kill "$mon_hs2_pid" "$mon_r1_pid" 2> /dev/null
 wait "$mon_hs2_pid" "$mon_r1_pid" 2> /dev/null || true
+section "check"
+read -r backlog qlen <<< "$q"
+got=$(sed -n 's/^\[DEX\] .*Data=[0-9a-f]\{8\}\([0-9a-f]\{8\}\).*/\1/p' "$mon_r1" |
+	while read -r x; do echo $((16#$x)); done | paste -sd' ')
+l=$((${backlog:-0} / 3))
+check "buffer occupancy under load: r1 exported $got bytes; netem held ${qlen:-?} packets, ${backlog:-?} bytes: expected 0 $l $((2 * l)) of 3 packets" \
+	'[ "$qlen" = 3 ] && [ "$l" -gt 0 ] && [ "$got" = "0 $l $((2 * l))" ]'
 rm -f "$mon_hs2" "$mon_r1"
 
 # Per-flow packet loss monitoring (pfplm): three flows from r1 to hs2 over
