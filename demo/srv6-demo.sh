@@ -429,6 +429,29 @@ check "buffer occupancy under load: r1 exported $got bytes; netem held ${qlen:-?
 	'[ "$qlen" = 3 ] && [ "$l" -gt 0 ] && [ "$got" = "0 $l $((2 * l))" ]'
 rm -f "$mon_hs2" "$mon_r1"
 
+# Domain egress: hs2 inserts a trace and an E2E option into its replies
+# to hs1 (inline).  r1 forwards them to hs1 with their options until its
+# veth-hs1 is where packets leave the IOAM domain
+# (net.ipv6.conf.veth-hs1.ioam6_domain_egress): from then on hs1 gets
+# them without.  hs1 counts the E2E options it receives.
+nsx hs1 sysctl -qw net.ipv6.conf.eth0.ioam6_enabled=1
+nsx hs2 ip -6 route add fd00:a::1/128 via fd00:b::254 encap ioam6 mode inline \
+	trace prealloc type 0x800000 ns 1 size 12 e2e ns 1 seq64 timestamp
+e2e_rx() { nsx hs1 ip -j ioam e2e show | jq -r '[.[] | select(.src == "fd00:b::1") | .rx] | add // 0'; }
+section "hs1: ping -6 -c $PINGS fd00:b::1 (replies with IOAM from hs2)"
+nsx hs1 ping -6 -q -c "$PINGS" -i 0.2 -W 2 fd00:b::1 || ok=0
+rx1=$(e2e_rx)
+nsx r1 sysctl -qw net.ipv6.conf.veth-hs1.ioam6_domain_egress=1
+section "r1: sysctl net.ipv6.conf.veth-hs1.ioam6_domain_egress=1; hs1: ping -6 -c $PINGS fd00:b::1"
+nsx hs1 ping -6 -q -c "$PINGS" -i 0.2 -W 2 fd00:b::1 || ok=0
+rx2=$(e2e_rx)
+section "hs1: ip ioam e2e show"
+nsx hs1 ip ioam e2e show
+nsx hs2 ip -6 route del fd00:a::1/128
+section "check"
+check "domain egress: hs1 counted $rx1 E2E options in hs2's $PINGS replies, then $((${rx2:-0} - ${rx1:-0})) in the $PINGS through r1's domain egress, expected $PINGS and 0" \
+	'[ "$rx1" = "$PINGS" ] && [ "$rx2" = "$PINGS" ]'
+
 # Per-flow packet loss monitoring (pfplm): three flows from r1 to hs2 over
 # three SID lists, ending on r3's End.DT6 SID fc00:3::d60; r1 colours and
 # counts them, r3 counts them per colour, and r1 asks r3 for its counts over
