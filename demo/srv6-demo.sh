@@ -19,10 +19,12 @@
 # Prints what an operator looks at: the routes, a ping and its path on the
 # wire, the per-behaviour counters, IPv4 over End.X and End.DX4
 # cross-connects and End.DT4's table mode, counted per SID list by an
-# ip6tables --srh-sid-list rule and a hash:sr6 set, a STAMP measurement of the path, an IOAM
-# trace and Edge-to-Edge loss counters, and a per-flow loss report by
-# alternate marking (pfplm).  Exits non-zero if the network does not
-# carry the traffic as it should.
+# ip6tables --srh-sid-list rule and a hash:sr6 set, a STAMP measurement of
+# the path and the reflector changed in place, an IOAM trace and
+# Edge-to-Edge loss counters, four IOAM options on one route (tunsrc,
+# Direct Export, transit delay, buffer occupancy), the IOAM domain egress,
+# and a per-flow loss report by alternate marking (pfplm).  Each check
+# line says PASS or FAIL; the demo exits non-zero if one failed.
 
 set -eu
 
