@@ -189,7 +189,7 @@ test_options()
 		then fail("e2e timestamps far from now")
 		else "ok" end
 	    end
-	  end' "$tmp/opts-$mode.json")
+	  end' "$tmp/opts-$1.json")
 	[ "$out" = ok ]
 	check_err $? "$out"
 	mode=$1
