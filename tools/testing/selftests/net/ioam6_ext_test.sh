@@ -25,6 +25,7 @@ readonly B1=2001:db8:1::2
 readonly B2=2001:db8:2::1
 readonly G=2001:db8:2::2
 readonly GLO=2001:db8:ff::2
+readonly TUNSRC=2001:db8:1::99	# encap mode's outer source: no node has it
 readonly TRACE_TYPE=0x881000	# bits 0 (node id), 4 (transit delay), 11
 readonly TRACE2_TYPE=0xc00000	# bits 0, 1 (interface ids)
 
@@ -201,6 +202,40 @@ test_options()
 	[ "$(echo "$out" | jq '.delay_count')" = 5 ]
 	check_err $? "gamma's delay samples: $out"
 	log_test "$mode: 2 traces (ns 123, 124) + E2E inserted, filled, counted"
+}
+
+# --- tunsrc: the outer source of the encap mode -----------------------------------
+test_tunsrc()
+{
+	local out
+
+	RET=0
+	ip -n "$alpha" -6 route replace 2001:db8:ff::/64 via "$B1" dev veth0 \
+		encap ioam6 mode encap tunsrc "$TUNSRC" tundst "$G" \
+		trace prealloc type 0x800000 ns 123 size 12
+	check_err $? "route with tunsrc refused"
+	out=$(route_state)
+	grep -qF "mode encap tunsrc $TUNSRC tundst $G " <<< "$out"
+	check_err $? "tunsrc not shown: $out"
+	out=$(ip -n "$alpha" -j -6 route show 2001:db8:ff::/64 |
+	      jq -r '.[0].tunsrc')
+	[ "$out" = "$TUNSRC" ]
+	check_err $? "JSON \"tunsrc\": $out"
+	log_test "encap tunsrc: shown back in text and JSON"
+
+	RET=0
+	capture tunsrc send "$GLO" 3
+	out=$(jq -r --arg src "$TUNSRC" --arg a "$A" '
+	  if length != 3 then "captured \(length) of 3 packets"
+	  else [ .[] | select(.src != $src or .dst != "2001:db8:2::2"
+			      or .chain != ["hbh", "ipv6"]
+			      or .inner.src != $a)
+		 | "outer \(.src) -> \(.dst), \(.chain), inner from \(.inner.src)" ]
+	       | first // "ok"
+	  end' "$tmp/tunsrc.json")
+	[ "$out" = ok ]
+	check_err $? "$out"
+	log_test "encap tunsrc: the packets leave with outer source $TUNSRC"
 }
 
 # --- transit delay and buffer occupancy -------------------------------------------
@@ -891,6 +926,7 @@ test_compat
 for mode in inline encap auto; do
 	test_options "$mode"
 done
+test_tunsrc
 test_data_fields
 test_e2e
 test_monitor
