@@ -440,7 +440,7 @@ e2e_events()
 {
 	local n=$1 t0 t1
 
-	ip netns exec "$gamma" timeout 60 ip -j ioam monitor \
+	ip netns exec "$gamma" timeout 300 ip -j ioam monitor \
 		> "$tmp/e2erate.json" 2>"$tmp/e2erate.err" &
 	mon=$!
 	sleep 1
@@ -536,14 +536,15 @@ test_e2e_spoofed()
 
 # --- Direct Export --------------------------------------------------------------------
 # ip ioam monitor -j on each node, into $tmp/$1-<node>.json, until
-# monitors_stop
+# monitors_stop (the timeout, the helpers' 300 s, only bounds a test that
+# never gets there)
 monitors_start()
 {
 	local name=$1 node
 
 	mon=
 	for node in alpha beta gamma; do
-		ip netns exec "${!node}" timeout 60 ip -j ioam monitor \
+		ip netns exec "${!node}" timeout 300 ip -j ioam monitor \
 			> "$tmp/$name-$node.json" 2>"$tmp/$name-$node.err" &
 		mon="$mon $!"
 	done
