@@ -25,6 +25,7 @@ readonly B1=2001:db8:1::2
 readonly B2=2001:db8:2::1
 readonly G=2001:db8:2::2
 readonly GLO=2001:db8:ff::2
+readonly TUNSRC=2001:db8:1::99	# encap mode's outer source: no node has it
 readonly TRACE_TYPE=0x881000	# bits 0 (node id), 4 (transit delay), 11
 readonly TRACE2_TYPE=0xc00000	# bits 0, 1 (interface ids)
 
@@ -189,7 +190,7 @@ test_options()
 		then fail("e2e timestamps far from now")
 		else "ok" end
 	    end
-	  end' "$tmp/opts-$mode.json")
+	  end' "$tmp/opts-$1.json")
 	[ "$out" = ok ]
 	check_err $? "$out"
 	mode=$1
@@ -201,6 +202,40 @@ test_options()
 	[ "$(echo "$out" | jq '.delay_count')" = 5 ]
 	check_err $? "gamma's delay samples: $out"
 	log_test "$mode: 2 traces (ns 123, 124) + E2E inserted, filled, counted"
+}
+
+# --- tunsrc: the outer source of the encap mode -----------------------------------
+test_tunsrc()
+{
+	local out
+
+	RET=0
+	ip -n "$alpha" -6 route replace 2001:db8:ff::/64 via "$B1" dev veth0 \
+		encap ioam6 mode encap tunsrc "$TUNSRC" tundst "$G" \
+		trace prealloc type 0x800000 ns 123 size 12
+	check_err $? "route with tunsrc refused"
+	out=$(route_state)
+	grep -qF "mode encap tunsrc $TUNSRC tundst $G " <<< "$out"
+	check_err $? "tunsrc not shown: $out"
+	out=$(ip -n "$alpha" -j -6 route show 2001:db8:ff::/64 |
+	      jq -r '.[0].tunsrc')
+	[ "$out" = "$TUNSRC" ]
+	check_err $? "JSON \"tunsrc\": $out"
+	log_test "encap tunsrc: shown back in text and JSON"
+
+	RET=0
+	capture tunsrc send "$GLO" 3
+	out=$(jq -r --arg src "$TUNSRC" --arg a "$A" '
+	  if length != 3 then "captured \(length) of 3 packets"
+	  else [ .[] | select(.src != $src or .dst != "2001:db8:2::2"
+			      or .chain != ["hbh", "ipv6"]
+			      or .inner.src != $a)
+		 | "outer \(.src) -> \(.dst), \(.chain), inner from \(.inner.src)" ]
+	       | first // "ok"
+	  end' "$tmp/tunsrc.json")
+	[ "$out" = ok ]
+	check_err $? "$out"
+	log_test "encap tunsrc: the packets leave with outer source $TUNSRC"
 }
 
 # --- transit delay and buffer occupancy -------------------------------------------
@@ -405,7 +440,7 @@ e2e_events()
 {
 	local n=$1 t0 t1
 
-	ip netns exec "$gamma" timeout 60 ip -j ioam monitor \
+	ip netns exec "$gamma" timeout 300 ip -j ioam monitor \
 		> "$tmp/e2erate.json" 2>"$tmp/e2erate.err" &
 	mon=$!
 	sleep 1
@@ -501,14 +536,15 @@ test_e2e_spoofed()
 
 # --- Direct Export --------------------------------------------------------------------
 # ip ioam monitor -j on each node, into $tmp/$1-<node>.json, until
-# monitors_stop
+# monitors_stop (the timeout, the helpers' 300 s, only bounds a test that
+# never gets there)
 monitors_start()
 {
 	local name=$1 node
 
 	mon=
 	for node in alpha beta gamma; do
-		ip netns exec "${!node}" timeout 60 ip -j ioam monitor \
+		ip netns exec "${!node}" timeout 300 ip -j ioam monitor \
 			> "$tmp/$name-$node.json" 2>"$tmp/$name-$node.err" &
 		mon="$mon $!"
 	done
@@ -891,6 +927,7 @@ test_compat
 for mode in inline encap auto; do
 	test_options "$mode"
 done
+test_tunsrc
 test_data_fields
 test_e2e
 test_monitor

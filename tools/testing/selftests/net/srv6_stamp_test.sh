@@ -478,20 +478,33 @@ count()
 RET=0
 ip -n "$refl" stamp flush
 check_err $? "flush failed"
+# lines 2 and 5 the kernel refuses (duplicates), lines 4, 6 and 8 ip
+# cannot parse (an unknown keyword, a port out of range, a keyword without
+# its value): each fails alone, and every other line is carried out
 cat > "$tmp/stamp.batch" <<-EOF
 	stamp reflector add port 910
 	stamp reflector add port 910
 	stamp session add ssid 21
+	stamp reflector add port 912 colour blue
 	stamp session add ssid 21
+	stamp reflector add port 70000
 	stamp reflector add port 911 address $REFL6
+	stamp session add ssid 22 peer
 	stamp session add ssid 22 peer $SND6
 EOF
-ip -n "$refl" -force -batch "$tmp/stamp.batch" 2>/dev/null
-check_fail $? "a batch with two refused lines exited 0"
-nr=$(count reflector) ns=$(count session)
-[ "$nr" = 2 ] && [ "$ns" = 2 ]
-check_err $? "after the batch: $nr reflectors, $ns sessions, not 2 and 2"
-log_test "ip -batch -force: the lines after a refused one are carried out"
+ip -n "$refl" -force -batch "$tmp/stamp.batch" 2>"$tmp/stamp.batch.err"
+check_fail $? "a batch with refused and malformed lines exited 0"
+failed=$(sed -n 's/^Command failed .*:\([0-9]*\)$/\1/p' \
+	"$tmp/stamp.batch.err" | xargs)
+[ "$failed" = "2 4 5 6 8" ]
+check_err $? "lines \"$failed\" failed, not 2 4 5 6 8: $(cat "$tmp/stamp.batch.err")"
+[ "$(grep -c '^Error: ' "$tmp/stamp.batch.err")" = 5 ]
+check_err $? "not one \"Error:\" per failed line: $(cat "$tmp/stamp.batch.err")"
+ports=$(ip -n "$refl" -j stamp reflector show | jq -c '[.[].port] | sort')
+ssids=$(ip -n "$refl" -j stamp session show | jq -c '[.[].ssid] | sort')
+[ "$ports" = "[910,911]" ] && [ "$ssids" = "[21,22]" ]
+check_err $? "after the batch: reflectors $ports, sessions $ssids, not [910,911] and [21,22]"
+log_test "ip -batch -force: the lines after a refused or malformed one are carried out"
 
 RET=0
 ip -n "$refl" stamp session flush
