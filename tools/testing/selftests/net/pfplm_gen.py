@@ -62,8 +62,12 @@ def main():
             first = block
         if a.blocks and block >= first + a.blocks:
             break
-        while not stop and time.time_ns() < start:
-            time.sleep(min(0.05, (start - time.time_ns()) / NS))
+        while not stop:
+            # one clock read: a second one could be past start already
+            left = start - time.time_ns()
+            if left <= 0:
+                break
+            time.sleep(min(0.05, left / NS))
         if stop:
             break
         # Paced by a schedule, not by a sleep after each datagram: on a
