@@ -77,7 +77,7 @@ sed -i 's/ timeout 3 -exist$/ timeout 30 -exist/' portmap.t macipmap.t \
 # 10 s and every sleep of whole seconds of the files with timeouts is
 # scaled by the same factor: what must expire before a sleep still does,
 # what must outlive a few commands gets three times the time.  The
-# listings compare timeouts as "timeout x" (diff.sh).  Costs about 100 s.
+# listings compare timeouts as "timeout x" (diff.sh).  Costs about 2.5 min.
 for f in portmap.t macipmap.t setlist.t setlist.t.restore bitmap:ip.t \
 	hash:mac.t hash:sr6.t; do
 	sed -i -E -e 's/\btimeout ([1-9]|10)\b/timeout \1__x3/g' \
