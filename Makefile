@@ -62,7 +62,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
-	check check-debug check-debug-run check-host check-harness demo bench insn bench-bpf gate series series-build \
+	check check-debug check-debug-run fuzz check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock \
 	clean distclean
 
@@ -150,6 +150,13 @@ check-debug-run: kernel tools kselftest-install
 	@$(call stage,check-debug,SPLATS=1 KHDR=$(KOBJ)/usr/include VM_MEM=$${VM_MEM:-4G} \
 		SELFTEST_TIMEOUT=$${SELFTEST_TIMEOUT:-4500} \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# Packet fuzzing, net/srv6_fuzz_test.sh, on the debug kernel: FUZZ_COUNT
+# (100000) mutated packets per target after the truncations, seed FUZZ_SEED
+# (1).  make check runs the same test on the plain kernel with 3000.
+fuzz:
+	@$(MAKE) --no-print-directory DEBUG=1 TESTS=net/srv6_fuzz_test.sh \
+		FUZZ_COUNT=$${FUZZ_COUNT:-100000} check-debug-run
 
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and

@@ -1,0 +1,367 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Malformed packets against every packet parser of srv6-oam: the SRH
+# (ip6t_srh's --srh-sid-list, hash:sr6's kadt, seg6local End), the STAMP
+# Session-Reflector (stateless, stateful, authenticated, SRv6 return path,
+# IPv6 and IPv4) and the IOAM6 options (transit trace, domain-egress
+# removal, Direct Export, Edge-to-Edge).  srv6_fuzz.py sends, for each
+# target, each well-formed packet truncated at every byte and then
+# FUZZ_COUNT mutated ones, as raw frames from atk to the SUT:
+#
+#  +------+  e1           e1  +-------------------+  e2           e2  +------+
+#  | atk  |-------------------|        sut        |-------------------| rcv  |
+#  +------+                   +-------------------+                   +------+
+#  2001:db8:1::9              fc00:a::1 (lo), End fc00:a::e           fc00:b::1 (lo)
+#  10.0.1.9                   10.0.1.1, 2001:db8:1::1                 End fc00:b::e
+#
+# Each target passes if the frames reached the SUT, its parser saw them
+# (a counter that only it moves), the kernel log holds no report of a
+# bug, and the SUT still forwards over End, reflects STAMP and answers
+# pings afterwards.  Then the three targets' packets are sent at once
+# while every object they meet is deleted and added again, replaced or
+# changed, CHURN_ROUNDS times (churn_once): no command may fail, and the
+# same checks hold afterwards.  On a debug kernel (make check-debug) the
+# harness also fails the test on any KASAN, UBSAN, lockdep or RCU report.
+#
+# FUZZ_COUNT (default 3000) sets the mutated packets per target; make
+# fuzz sends 100000.  FUZZ_SEED (default 1) sets the seed: a run prints
+# it and the index of every 5000th packet, and
+#   ./srv6_fuzz.py show --target T --seed S --index I
+# prints packet I again.
+
+source lib.sh
+source srv6_oam_lib.sh
+
+readonly COUNT=${FUZZ_COUNT:-3000}
+readonly SEED=${FUZZ_SEED:-1}
+readonly SUT6=2001:db8:1::1
+readonly REFL6=fc00:a::1
+readonly SID=fc00:a::e
+readonly RCV6=fc00:b::1
+readonly RCV_SID=fc00:b::e
+readonly ATK6=2001:db8:1::9
+readonly KEY=00112233445566778899aabbccddeeff
+# what the kernel logs when something is wrong, debug kernel or not
+readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
+
+cleanup()
+{
+	[ -n "${monitor:-}" ] && kill "$monitor" 2>/dev/null
+	[ -n "${traffic:-}" ] && kill "${traffic[@]}" 2>/dev/null
+	cleanup_all_ns
+	rm -rf "$tmp"
+}
+
+tmp=$(mktemp -d)
+trap cleanup EXIT
+
+srv6_require jq python3 ip6tables ipset
+[ -e /proc/sys/net/ipv6/ioam6_id ] ||
+	{ echo "SKIP: no IOAM6 in this kernel"; exit "$ksft_skip"; }
+
+setup()
+{
+	local ns
+
+	setup_ns atk sut rcv || exit "$ksft_skip"
+	for ns in "$atk" "$sut" "$rcv"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
+		ip -n "$ns" link set lo up
+	done
+	veth_link "$atk" e1 "$sut" e1 "$ATK6"/64 "$SUT6"/64 || return
+	veth_link "$sut" e2 "$rcv" e2 2001:db8:2::1/64 2001:db8:2::2/64 ||
+		return
+	ip -n "$atk" addr add 10.0.1.9/24 dev e1 &&
+	ip -n "$sut" addr add 10.0.1.1/24 dev e1 &&
+	ip -n "$sut" addr add "$REFL6"/128 dev lo &&
+	ip -n "$rcv" addr add "$RCV6"/128 dev lo || return
+	ip -n "$atk" -6 route add fc00::/16 via "$SUT6" &&
+	ip -n "$rcv" -6 route add default via 2001:db8:2::1 &&
+	ip -n "$sut" -6 route add fc00:b::/64 via 2001:db8:2::2 || return
+	ip netns exec "$sut" sysctl -wq net.ipv6.conf.all.forwarding=1
+	# SRH with segments left 0 to atk (session 7's return path), the SUT
+	# or rcv: accepted, not dropped
+	for ns in "$atk" "$sut" "$rcv"; do
+		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.seg6_enabled=1
+	done
+	ip netns exec "$atk" sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
+	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
+	ip netns exec "$rcv" sysctl -wq net.ipv6.conf.e2.seg6_enabled=1
+	ip -n "$sut" -6 route add "$SID"/128 encap seg6local action End \
+		dev e2 || return
+	# session 7's return path goes over an End SID of rcv
+	ip netns exec "$rcv" sysctl -wq net.ipv6.conf.all.forwarding=1
+	ip -n "$rcv" -6 route add "$RCV_SID"/128 encap seg6local action End \
+		dev e2 || return
+	# the check ping of atk goes to rcv over the End SID
+	ip -n "$atk" -6 route add "$RCV6"/128 encap seg6 mode inline \
+		segs "$SID" dev e1 || return
+
+	# SRH parsers: ip6t_srh --srh-sid-list both ways round, and a
+	# hash:sr6 set with counters, in PREROUTING (every packet) and FORWARD
+	ip netns exec "$sut" ipset create flows hash:sr6 counters &&
+	ip netns exec "$sut" ipset add flows "$SID,$RCV6" || return
+	local ch
+	for ch in PREROUTING FORWARD; do
+		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+			-m srh --srh-sid-list "$SID,$RCV6" &&
+		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+			-m srh ! --srh-sid-list "$SID,$RCV6" &&
+		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+			-m set --match-set flows src &&
+		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+			-m set ! --match-set flows dst || return
+	done
+
+	# STAMP: stateless on 862, authenticated on 863, stateful on 864;
+	# the sessions of srv6_fuzz.py's packets: 7 with an SRv6 return path
+	# (back over rcv's End SID), 9 stateful, 11 with a key
+	ip -n "$sut" stamp reflector add &&
+	ip -n "$sut" stamp reflector add port 863 auth &&
+	ip -n "$sut" stamp reflector add port 864 mode stateful &&
+	ip -n "$sut" stamp session add ssid 7 peer "$ATK6" \
+		return-segs "$RCV_SID,$ATK6" &&
+	ip -n "$sut" stamp session add ssid 9 &&
+	ip -n "$sut" stamp session add ssid 11 key "$KEY" || return
+
+	# IOAM: namespaces 123 and 124, e1 inside the domain, e2 its egress
+	# (traces removed), Direct Export and Edge-to-Edge events
+	ip netns exec "$sut" sysctl -wq net.ipv6.ioam6_id=1
+	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e1.ioam6_enabled=1
+	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e1.ioam6_id=11
+	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e2.ioam6_id=12
+	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e2.ioam6_domain_egress=1
+	ip netns exec "$sut" sysctl -wq net.ipv6.ioam6_dex_rate=1000
+	ip -n "$sut" ioam namespace add 123 data 0xdeadbee0 &&
+	ip -n "$sut" ioam namespace add 124 || return
+	amac=$(ip -n "$sut" -j link show e1 | jq -r '.[0].address')
+}
+
+# counter NS DEV FIELD: a statistic of DEV in NS (rx.packets, ...)
+counter()
+{
+	ip -n "$1" -s -j link show "$2" | jq ".[0].stats64.$3"
+}
+
+# rule_packets CHAIN: packets the mangle CHAIN's rules counted, summed
+rule_packets()
+{
+	ip netns exec "$sut" ip6tables -t mangle -L "$1" -v -x -n |
+		awk 'NR > 2 { s += $1 } END { print s + 0 }'
+}
+
+refl_stat()
+{
+	ip -n "$sut" -s -j stamp reflector show |
+		jq "[.[] | .stats.$1 // 0] | add"
+}
+
+splats()
+{
+	dmesg | grep -c -E "$SPLAT"
+}
+
+fuzz()
+{
+	ip netns exec "$atk" timeout 3600 python3 ./srv6_fuzz.py send \
+		--target "$1" --seed "$SEED" --count "$COUNT" --iface e1 \
+		--dmac "$amac"
+}
+
+# afterwards: End forwarding, STAMP replies (without a session, and over
+# session 7's SRv6 return path), IPv6 and IPv4 pings
+check_alive()
+{
+	local ssid
+
+	ip netns exec "$atk" ping -6 -c 1 -W 10 "$RCV6" >/dev/null
+	check_err $? "no ping reply from $RCV6 over the End SID $SID"
+	for ssid in 1 7; do
+		ip netns exec "$atk" timeout 120 python3 ./stamp_test.py basic \
+			"$REFL6" --ssid "$ssid" >/dev/null
+		check_err $? "no right STAMP reply from $REFL6 (SSID $ssid)"
+	done
+	ip netns exec "$atk" ping -4 -c 1 -W 10 10.0.1.1 >/dev/null
+	check_err $? "no IPv4 ping reply from the SUT"
+}
+
+# run TARGET DESC: fuzz TARGET, with pre_TARGET before and post_TARGET
+# after (they compare the counters of TARGET's parsers)
+run()
+{
+	local target=$1 desc=$2 out total sent rx0 rx1 s0 s1
+
+	RET=0
+	total=$(python3 ./srv6_fuzz.py count --target "$target" \
+		--count "$COUNT")
+	rx0=$(counter "$sut" e1 rx.packets)
+	s0=$(splats)
+	"pre_$target"
+	# its lines go to the log as they come: after a crash, the last
+	# index printed is where to replay from
+	fuzz "$target" | tee "$tmp/out"
+	check_err "${PIPESTATUS[0]}" "srv6_fuzz.py failed"
+	out=$(cat "$tmp/out")
+	sent=$(sed -n 's/^# .*: sent \([0-9]*\), .*/\1/p' <<< "$out")
+	rx1=$(counter "$sut" e1 rx.packets)
+	# every frame sent reached the SUT (a veth drops none)
+	[ "${sent:-0}" -gt "$((total * 9 / 10))" ] &&
+		[ "$((rx1 - rx0))" -ge "$sent" ]
+	check_err $? "sent ${sent:-none} of $total frames, the SUT received $((rx1 - rx0))"
+	"post_$target"
+	check_alive
+	s1=$(splats)
+	[ "$s1" -eq "$s0" ]
+	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	log_test "fuzz $desc: $total packets, seed $SEED"
+}
+
+pre_srh()
+{
+	pre=$(rule_packets PREROUTING)
+	set0=$(ip netns exec "$sut" ipset list flows -o save |
+		sed -n 's/.* packets \([0-9]*\).*/\1/p')
+}
+
+post_srh()
+{
+	local post set1
+
+	post=$(rule_packets PREROUTING)
+	set1=$(ip netns exec "$sut" ipset list flows -o save |
+		sed -n 's/.* packets \([0-9]*\).*/\1/p')
+	# the two --srh-sid-list rules between them count every packet with
+	# an SRH they could read
+	[ "$((post - pre))" -gt 0 ]
+	check_err $? "the srh and set rules counted nothing"
+	[ "${set1:-0}" -gt "${set0:-0}" ]
+	check_err $? "the hash:sr6 element counted nothing (${set0:-?} -> ${set1:-?})"
+	echo "# srh: the PREROUTING rules counted $((post - pre)) packets," \
+		"the set element $((set1 - set0))"
+}
+
+pre_stamp()
+{
+	st0=$(refl_stat rx)
+	tx0=$(refl_stat tx)
+}
+
+post_stamp()
+{
+	local st1 tx1
+
+	st1=$(refl_stat rx)
+	tx1=$(refl_stat tx)
+	[ "$st1" -gt "$st0" ] && [ "$tx1" -gt "$tx0" ]
+	check_err $? "the reflectors received $((st1 - st0)) and sent $((tx1 - tx0))"
+	echo "# stamp: the reflectors received $((st1 - st0)) and answered $((tx1 - tx0))"
+}
+
+pre_ioam()
+{
+	ip -n "$sut" ioam monitor > /dev/null 2>&1 &
+	monitor=$!
+	fw0=$(counter "$rcv" e2 rx.packets)
+}
+
+post_ioam()
+{
+	local fw1 e2e
+
+	kill "$monitor" 2>/dev/null
+	wait "$monitor" 2>/dev/null
+	monitor=
+	fw1=$(counter "$rcv" e2 rx.packets)
+	e2e=$(ip -n "$sut" -j ioam e2e show | jq length)
+	[ "$((fw1 - fw0))" -gt 0 ] && [ "${e2e:-0}" -gt 0 ]
+	check_err $? "forwarded $((fw1 - fw0)), Edge-to-Edge flows ${e2e:-none}"
+	echo "# ioam: forwarded $((fw1 - fw0)) packets, Edge-to-Edge flows $e2e"
+}
+
+# one round of reconfiguration of every object the packets meet, each
+# left as setup made it; prints the commands that failed
+churn_once()
+{
+	local s="ip netns exec $sut"
+
+	ip -n "$sut" stamp reflector del port 863 || echo "reflector del"
+	ip -n "$sut" stamp reflector add port 863 auth || echo "reflector add"
+	ip -n "$sut" stamp reflector replace port 864 mode stateful ||
+		echo "reflector replace"
+	ip -n "$sut" stamp session del ssid 11 || echo "session del"
+	ip -n "$sut" stamp session add ssid 11 key "$KEY" || echo "session add"
+	ip -n "$sut" stamp session change ssid 7 peer "$ATK6" \
+		return-segs "$RCV_SID,$ATK6" || echo "session change"
+	$s ipset del flows "$SID,$RCV6" || echo "ipset del"
+	$s ipset add flows "$SID,$RCV6" || echo "ipset add"
+	$s ip6tables -t mangle -R PREROUTING 1 \
+		-m srh --srh-sid-list "$SID,$RCV6" || echo "ip6tables -R"
+	ip -n "$sut" -6 route replace "$SID"/128 encap seg6local action End \
+		dev e2 || echo "route replace"
+	ip -n "$sut" ioam namespace del 124 || echo "namespace del"
+	ip -n "$sut" ioam namespace add 124 || echo "namespace add"
+	ip -n "$sut" ioam e2e reset || echo "e2e reset"
+}
+
+# The three targets' packets again, all at once and over and over (a new
+# seed each time), while churn_once runs CHURN_ROUNDS (default 10) times:
+# no command may fail, no report in the kernel log, and the node works
+# afterwards.
+churn()
+{
+	local t rounds failed="" s0 sent=0
+
+	RET=0
+	s0=$(splats)
+	traffic=()
+	for t in srh stamp ioam; do
+		(
+			seed=$SEED
+			while [ ! -e "$tmp/stop" ]; do
+				seed=$((seed + 1000))
+				ip netns exec "$atk" python3 ./srv6_fuzz.py send \
+					--target "$t" --seed "$seed" --count 1000 \
+					--iface e1 --dmac "$amac" > /dev/null ||
+					exit 1
+				echo >> "$tmp/runs"
+			done
+		) &
+		traffic+=($!)
+	done
+	for ((rounds = 0; rounds < ${CHURN_ROUNDS:-10}; rounds++)); do
+		failed+=$(churn_once)
+	done
+	touch "$tmp/stop"
+	for t in "${traffic[@]}"; do
+		wait "$t"
+		check_err $? "srv6_fuzz.py failed"
+	done
+	traffic=()
+	sent=$(wc -l < "$tmp/runs" 2>/dev/null)
+	[ -z "$failed" ]
+	check_err $? "commands failed under traffic: $failed"
+	[ "${sent:-0}" -ge 3 ]
+	check_err $? "only ${sent:-0} fuzzer runs beside the reconfiguration"
+	echo "# churn: $rounds rounds of reconfiguration beside ${sent:-0}" \
+		"fuzzer runs (1000 mutations after the truncations each)"
+	check_alive
+	[ "$(splats)" -eq "$s0" ]
+	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	log_test "churn: reflectors, sessions, set elements, rules, routes, IOAM under traffic"
+}
+
+RET=0
+setup
+check_err $? "the SUT cannot be configured"
+log_test "setup: End SID, srh and hash:sr6 rules, reflectors, sessions, IOAM"
+[ "$RET" = 0 ] || exit "$EXIT_STATUS"
+check_alive
+log_test "before: the SUT forwards, reflects and answers"
+run srh "SRH (ip6t_srh, hash:sr6, End)"
+run stamp "STAMP reflectors"
+run ioam "IOAM6 trace, DEX, E2E, domain egress"
+churn
+
+exit "$EXIT_STATUS"
