@@ -7,11 +7,13 @@
 #   make kselftest  install the net selftests (build/kselftest), run ours
 #                 with its run_kselftest.sh in the guest
 #   make series   write the kernel and userspace series (format-patch)
+#   make series-build  every patch of the kernel series builds (bisectable)
 #   make bench    SRPerf benchmarks in the guest (BENCH=name)
 #
 # Both demo and check do every set-up step on a fresh Debian bookworm machine
 # (deps, fetch, kernel, tools); each step is skipped when already done.
-# See README.md.
+# BASE=6.12-vanilla (upstream 6.12.y) or BASE=6.1 applies the kernel series
+# to another base, in build directories of its own.  See README.md.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -19,19 +21,30 @@ SHELL := /bin/bash
 
 TOP       := $(abspath .)
 BUILD     := $(TOP)/build
-KSRC      := $(BUILD)/linux
-KOBJ      := $(BUILD)/kbuild
+# BASE: the kernel the series is applied to (scripts/fetch-sources.sh):
+# 6.12 (Debian's linux-source-6.12), 6.12-vanilla (upstream 6.12.y from
+# Debian's orig tarball) or 6.1 (Debian's linux-source-6.1, with the
+# overlay kernel-series-6.1/).  A base other than 6.12 has its own tree and
+# build directories, build/linux-BASE, build/kbuild-BASE, ...
+BASE      ?= 6.12
+ifeq ($(BASE),6.12)
+SFX       :=
+else
+SFX       := -$(BASE)
+endif
+KSRC      := $(BUILD)/linux$(SFX)
+KOBJ      := $(BUILD)/kbuild$(SFX)
 PREFIX    := $(BUILD)/prefix
 VENV      := $(BUILD)/venv
-RESULTS   := $(BUILD)/results
-SERIESOUT := $(BUILD)/series
+RESULTS   := $(BUILD)/results$(SFX)
+SERIESOUT := $(BUILD)/series$(SFX)
 FRAGMENTS := $(TOP)/config/guest.config
 # DEBUG=1: the debug kernel (config/debug.config on top), in a build
 # directory of its own, for make check-debug.
 DEBUG     ?= 0
 ifeq ($(DEBUG),1)
-KOBJ      := $(BUILD)/kbuild-debug
-RESULTS   := $(BUILD)/results-debug
+KOBJ      := $(BUILD)/kbuild-debug$(SFX)
+RESULTS   := $(BUILD)/results-debug$(SFX)
 FRAGMENTS += $(TOP)/config/debug.config
 endif
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
@@ -44,7 +57,7 @@ JOBS      ?= $(shell nproc)
 # Paths under the checkout are hashed relative to it: a fresh clone (CI's)
 # hits the objects cached by an earlier one.
 export CCACHE_BASEDIR := $(TOP)
-export CACHE_DIR CCACHE_DIR JOBS KSRC
+export CACHE_DIR CCACHE_DIR JOBS KSRC BASE
 export VNG := $(VENV)/bin/vng
 
 # Debian packages the build, the guest and the tests need.
@@ -67,7 +80,7 @@ stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 	clean distclean
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- set-up --
 deps: $(BUILD)/.deps
@@ -86,7 +99,7 @@ $(KOBJ)/.config: $(FRAGMENTS) scripts/kernel-config.sh | tree
 	@$(call stage,config,scripts/kernel-config.sh $(KSRC) $(KOBJ) $(FRAGMENTS))
 
 kernel: tree $(KOBJ)/.config
-	@echo "kernel: $$(sed -n 's/^KERNEL_DEB_VERSION=//p' $(CACHE_DIR)/versions.env) + $$(git -C $(KSRC) rev-list --count base..srv6-oam) srv6-oam patches"
+	@echo "kernel: $$(cat $(KSRC)/.git/srv6-oam-base) + $$(git -C $(KSRC) rev-list --count base..srv6-oam) srv6-oam patches"
 	@$(call stage,kernel,$(MAKE) -s -C $(KSRC) O=$(KOBJ) -j$(JOBS) CC="ccache gcc" bzImage headers)
 	@echo "kernel: $(BZIMAGE) ($$(make -s -C $(KSRC) O=$(KOBJ) kernelrelease))"
 
@@ -117,11 +130,12 @@ install-tools:
 # ----------------------------------------------------------------- tests --
 # Tests named COLLECTION:TEST in config/check-tests or TESTS are run by the
 # run_kselftest.sh of this installed tree.
-KSFT := $(BUILD)/kselftest
+KSFT := $(BUILD)/kselftest$(SFX)
 export KSFT
 
 check: kernel tools uapi-check ynl-check gate check-host kselftest-install
-	@$(call stage,check,scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+	@$(call stage,check,KHDR=$(KOBJ)/usr/include \
+		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # The net selftests built and installed the kselftest way
 # (make -C tools/testing/selftests TARGETS=net install), into build/kselftest;
@@ -136,8 +150,8 @@ kselftest-install: kernel
 # build/kselftest-results/logs.  KSFT_TESTS="net:x.sh ..." runs a part.
 KSFT_TESTS ?= $(addprefix net:,$(notdir $(wildcard tools/testing/selftests/net/*_test.sh)))
 kselftest: kselftest-install tools
-	@$(call stage,kselftest,TESTS="$(KSFT_TESTS)" \
-		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(BUILD)/kselftest-results)
+	@$(call stage,kselftest,TESTS="$(KSFT_TESTS)" KHDR=$(KOBJ)/usr/include \
+		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(BUILD)/kselftest-results$(SFX))
 
 # The whole of config/check-tests on the debug kernel (DEBUG=1): a test
 # after which the kernel log holds a report of a debugging option (KASAN,
@@ -240,9 +254,14 @@ $(BPF_DIR)/tcx_load: bench/tcx_load.c | deps
 series: fetch
 	@scripts/series.sh $(SERIESOUT)
 
-# Every prefix of the kernel series builds (a build per patch: not in CI).
-series-build: kernel
-	@scripts/series-build.sh $(KSRC) $(KOBJ)
+# The kernel series is bisectable on BASE: every patch passes checkpatch
+# --strict and builds, with the guest's configuration and with the
+# features' Kconfig symbols off, in a worktree and object directories of
+# its own (build/series-build[-BASE]; scripts/series-build.sh).  Not in CI:
+# a build per patch (README: time).
+series-build: tree
+	@$(call stage,series-build,scripts/series-build.sh $(KSRC) \
+		$(BUILD)/series-build$(SFX) $(FRAGMENTS))
 
 clean:
 	rm -rf $(KOBJ) $(RESULTS) $(BUILD)/selftests $(BUILD)/demo $(BUILD)/harness \

@@ -5,6 +5,8 @@
 # nowhere else:
 #   - the kernel: the linux-source-6.12 binary package (whatever 6.12.y the
 #     registry serves), which carries the tarball /usr/src/linux-source-6.12.tar.xz;
+#     and, for the other bases of the series (BASE, see below), the kernel
+#     of that base;
 #   - iproute2, iptables and ipset: `apt-get source` from bookworm;
 #   - QEMU's TCG plugin API header (include/qemu/qemu-plugin.h), for the
 #     bench's instruction counter (bench/insn.c): from `apt-get source qemu`,
@@ -13,9 +15,24 @@
 # Everything is kept in $CACHE_DIR so that a second run fetches nothing.
 # The versions we got are recorded in $CACHE_DIR/versions.env.
 #
+# BASE names the kernel the series is applied to (make BASE=...):
+#   6.12          Debian's linux-source-6.12 (the default, the one above)
+#   6.12-vanilla  upstream 6.12.y as Debian ships it: the orig tarball of
+#                 the source package linux of bookworm-backports, version
+#                 $VANILLA_VERSION (apt-get source; Debian's own patches,
+#                 its debian.tar.xz, are left out).  Not 6.12.117: the
+#                 registry serves no source of bookworm-security's
+#                 linux-6.12 (404), nor of trixie's linux, and
+#                 6.12.95-1~bpo12+1 is the newest of bookworm-backports
+#                 that it serves
+#   6.1           Debian bookworm's own kernel: linux-source-6.1
+# The kernel of a base other than 6.12 is recorded in
+# $CACHE_DIR/base-$BASE.env (KERNEL_DEB_VERSION, KERNEL_TARBALL,
+# KERNEL_DESC), the file scripts/kernel-tree.sh reads for it.
+#
 # The system's apt configuration is not changed.  The source packages are
 # found through an apt configuration of our own, $CACHE_DIR/apt: a deb-src
-# entry for bookworm, bookworm-updates and bookworm-security
+# entry for bookworm, bookworm-updates, bookworm-backports and bookworm-security
 # ($DEBIAN_MIRROR, $DEBIAN_SECURITY_MIRROR) and its own package lists and
 # cache, given to apt-get with -o Dir::Etc::SourceList, SourceParts,
 # Dir::State::Lists and Dir::Cache; the rest of the system's configuration
@@ -27,6 +44,8 @@ set -euo pipefail
 
 CACHE_DIR=${CACHE_DIR:-$HOME/.cache/srv6-oam}
 KERNEL_PKG=${KERNEL_PKG:-linux-source-6.12}
+BASE=${BASE:-6.12}
+VANILLA_VERSION=${VANILLA_VERSION:-6.12.95-1~bpo12+1}
 # Debian bookworm's userspace, pinned: the series are made against these.
 USERSPACE_PKGS=${USERSPACE_PKGS:-"iproute2=6.1.0-3 iptables=1.8.9-2 ipset=7.17-1"}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -65,11 +84,12 @@ ensure_src_apt() {
 	: > "$APT_DIR/sources.list"
 	cat > "$sources.tmp" <<-EOT
 	# srv6-oam (scripts/fetch-sources.sh): source packages of Debian
-	# bookworm, for apt-get source with this directory's configuration
-	# only; the system's apt configuration does not include it.
+	# bookworm (backports: for the orig tarball of upstream 6.12.y),
+	# for apt-get source with this directory's configuration only; the
+	# system's apt configuration does not include it.
 	Types: deb-src
 	URIs: $DEBIAN_MIRROR
-	Suites: bookworm bookworm-updates
+	Suites: bookworm bookworm-updates bookworm-backports
 	Components: main
 	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
@@ -88,27 +108,48 @@ ensure_src_apt() {
 	fi
 }
 
+# fetch_kernel PKG: the binary package PKG (linux-source-X.Y) and the
+# tarball it carries.
 fetch_kernel() {
-	local dir=$CACHE_DIR/kernel deb ver
+	local pkg=$1 dir=$CACHE_DIR/kernel deb ver
 	mkdir -p "$dir"
-	deb=$(find "$dir" -maxdepth 1 -name "${KERNEL_PKG}_*.deb" | sort -V | tail -n 1)
+	deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" | sort -V | tail -n 1)
 	if [ -z "$deb" ]; then
-		log "downloading $KERNEL_PKG from Debian"
-		[ -n "$(apt-cache policy "$KERNEL_PKG" 2>/dev/null | grep Candidate)" ] ||
+		log "downloading $pkg from Debian"
+		[ -n "$(apt-cache policy "$pkg" 2>/dev/null | grep Candidate)" ] ||
 			$SUDO apt-get update -q >&2
-		(cd "$dir" && apt-get download -q "$KERNEL_PKG" >&2)
-		deb=$(find "$dir" -maxdepth 1 -name "${KERNEL_PKG}_*.deb" | sort -V | tail -n 1)
+		(cd "$dir" && apt-get download -q "$pkg" >&2)
+		deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" | sort -V | tail -n 1)
 	fi
-	[ -n "$deb" ] || { log "no $KERNEL_PKG package"; exit 1; }
+	[ -n "$deb" ] || { log "no $pkg package"; exit 1; }
 	ver=$(dpkg-deb -f "$deb" Version)
-	if [ ! -s "$dir/$KERNEL_PKG-$ver.tar.xz" ]; then
-		log "extracting the tarball of $KERNEL_PKG $ver"
+	if [ ! -s "$dir/$pkg-$ver.tar.xz" ]; then
+		log "extracting the tarball of $pkg $ver"
 		dpkg-deb --fsys-tarfile "$deb" |
-			tar -xO "./usr/src/$KERNEL_PKG.tar.xz" > "$dir/tmp.tar.xz"
-		mv "$dir/tmp.tar.xz" "$dir/$KERNEL_PKG-$ver.tar.xz"
+			tar -xO "./usr/src/$pkg.tar.xz" > "$dir/tmp.tar.xz"
+		mv "$dir/tmp.tar.xz" "$dir/$pkg-$ver.tar.xz"
 	fi
 	echo "KERNEL_DEB_VERSION=$ver"
-	echo "KERNEL_TARBALL=$dir/$KERNEL_PKG-$ver.tar.xz"
+	echo "KERNEL_TARBALL=$dir/$pkg-$ver.tar.xz"
+	echo "KERNEL_DESC=Debian's $pkg $ver"
+}
+
+# fetch_orig SRCPKG VERSION: the orig tarball (upstream's tree) of the
+# Debian source package SRCPKG=VERSION, by apt-get source --download-only.
+fetch_orig() {
+	local srcpkg=$1 ver=$2 dir=$CACHE_DIR/kernel upver orig
+	upver=${ver#*:}
+	upver=${upver%-*}
+	orig=$dir/${srcpkg}_$upver.orig.tar.xz
+	if [ ! -s "$orig" ]; then
+		ensure_src_apt
+		log "downloading the source of $srcpkg $ver from Debian (for its orig tarball)"
+		(cd "$dir" && src_apt source -q --download-only "$srcpkg=$ver" >&2)
+	fi
+	[ -s "$orig" ] || { log "no $orig"; exit 1; }
+	echo "KERNEL_DEB_VERSION=$upver"
+	echo "KERNEL_TARBALL=$orig"
+	echo "KERNEL_DESC=upstream $upver, Debian's orig tarball $(basename "$orig")"
 }
 
 fetch_userspace() {
@@ -153,9 +194,24 @@ fetch_qemu() {
 
 mkdir -p "$CACHE_DIR"
 {
-	fetch_kernel
+	fetch_kernel "$KERNEL_PKG"
 	fetch_userspace
 	fetch_qemu
 } > "$CACHE_DIR/versions.env.tmp"
 mv "$CACHE_DIR/versions.env.tmp" "$CACHE_DIR/versions.env"
 cat "$CACHE_DIR/versions.env"
+
+case $BASE in
+6.12) ;;
+6.12-vanilla)
+	fetch_orig linux "$VANILLA_VERSION" > "$CACHE_DIR/base-$BASE.env.tmp" ;;
+6.1)
+	fetch_kernel linux-source-6.1 > "$CACHE_DIR/base-$BASE.env.tmp" ;;
+*)
+	log "unknown BASE=$BASE (6.12, 6.12-vanilla or 6.1)"
+	exit 1 ;;
+esac
+if [ "$BASE" != 6.12 ]; then
+	mv "$CACHE_DIR/base-$BASE.env.tmp" "$CACHE_DIR/base-$BASE.env"
+	sed "s/^/BASE $BASE: /" "$CACHE_DIR/base-$BASE.env"
+fi

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Assemble the kernel tree: the Debian linux-source-6.12 base plus the series
-# kept in this repository.
+# Assemble the kernel tree: a base (Debian's linux-source-6.12 unless BASE
+# says otherwise) plus the series kept in this repository.
 #
 # The series is kernel-series/NNNN-slug/, one directory per patch, applied in
 # order.  Each directory holds:
@@ -13,6 +13,18 @@
 #                  line; their content is this repository's file at that path
 # A new file belongs to exactly one patch (checked here), so the files at
 # their in-tree paths in this repository are always the final state.
+#
+# BASE (make BASE=..., scripts/fetch-sources.sh) is the tree the series is
+# applied to: 6.12 (Debian's linux-source-6.12, $CACHE_DIR/versions.env),
+# 6.12-vanilla or 6.1 ($CACHE_DIR/base-$BASE.env).  A base may have an
+# overlay, kernel-series-$BASE/, holding only what differs there:
+#   NNNN-slug/     a patch of the base's own (a prerequisite), inserted in
+#                  order, or one that replaces whichever of message,
+#                  upstream.diff and files it has of kernel-series/NNNN-slug;
+#                  an empty file "omit" in it leaves the patch out
+#   tree/PATH      the content of the new file PATH on that base, where it
+#                  differs from the repository's PATH
+#   cover-letter   text added to the cover letter's for that base
 #
 # The tree is a git repository ($KSRC) whose branch "base" is the pristine
 # Debian tree and whose branch "srv6-oam" is the base plus one commit per
@@ -30,6 +42,13 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 SERIES=$TOP/kernel-series
 KSRC=${KSRC:-$TOP/build/linux}
 CACHE_DIR=${CACHE_DIR:-$HOME/.cache/srv6-oam}
+BASE=${BASE:-6.12}
+OVERLAY=$TOP/kernel-series-$BASE
+if [ "$BASE" = 6.12 ]; then
+	BASE_ENV=$CACHE_DIR/versions.env
+else
+	BASE_ENV=$CACHE_DIR/base-$BASE.env
+fi
 OWNED_DIRS="net include tools Documentation"
 
 export GIT_AUTHOR_NAME=${SERIES_AUTHOR_NAME:-"srv6-oam developers"}
@@ -44,17 +63,32 @@ log() { printf 'kernel-tree: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 g() { git -C "$KSRC" "$@"; }
 
+# What the base is, in words: "Debian's linux-source-6.12 6.12.117-1~deb12u1".
+base_desc() {
+	local desc
+	desc=$(sed -n 's/^KERNEL_DESC=//p' "$BASE_ENV")
+	# versions.env written before KERNEL_DESC existed
+	[ -n "$desc" ] || desc="Debian's linux-source-6.12 $(sed -n 's/^KERNEL_DEB_VERSION=//p' "$BASE_ENV")"
+	echo "$desc"
+}
+
 base_tree() {
-	local env tarball ver
-	env=$CACHE_DIR/versions.env
-	[ -s "$env" ] || die "no $env: run 'make fetch' first"
-	tarball=$(sed -n 's/^KERNEL_TARBALL=//p' "$env")
-	ver=$(sed -n 's/^KERNEL_DEB_VERSION=//p' "$env")
+	local tarball ver desc
+	[ -s "$BASE_ENV" ] || die "no $BASE_ENV: run 'make BASE=$BASE fetch' first"
+	tarball=$(sed -n 's/^KERNEL_TARBALL=//p' "$BASE_ENV")
+	ver=$(sed -n 's/^KERNEL_DEB_VERSION=//p' "$BASE_ENV")
+	desc=$(base_desc)
 	if [ -d "$KSRC/.git" ] &&
-	   [ "$(cat "$KSRC/.git/srv6-oam-base" 2>/dev/null)" = "$ver" ]; then
+	   [ "$(cat "$KSRC/.git/srv6-oam-base" 2>/dev/null)" = "$BASE $ver" ]; then
 		return
 	fi
-	log "unpacking linux-source-6.12 $ver into $KSRC"
+	# A tree of 6.12 unpacked before BASE existed says only its version.
+	if [ "$BASE" = 6.12 ] && [ -d "$KSRC/.git" ] &&
+	   [ "$(cat "$KSRC/.git/srv6-oam-base" 2>/dev/null)" = "$ver" ]; then
+		echo "$BASE $ver" > "$KSRC/.git/srv6-oam-base"
+		return
+	fi
+	log "unpacking $desc into $KSRC"
 	rm -rf "$KSRC"
 	mkdir -p "$KSRC"
 	tar -xf "$tarball" -C "$KSRC" --strip-components=1
@@ -62,10 +96,46 @@ base_tree() {
 	g config core.autocrlf false
 	g config gc.auto 0
 	g add -A -f .
-	g commit -q -m "Debian linux-source-6.12 $ver" -m \
-		"Base of the srv6-oam series: the tree of Debian's linux-source-6.12 $ver package."
-	g tag -f base-"$(echo "$ver" | tr '~:' '__')" > /dev/null
-	echo "$ver" > "$KSRC/.git/srv6-oam-base"
+	g commit -q -m "Base: $desc" -m \
+		"Base of the srv6-oam series: $desc, unpacked and committed as is."
+	g tag -f base-"$(echo "$BASE-$ver" | tr '~:' '__')" > /dev/null
+	echo "$BASE $ver" > "$KSRC/.git/srv6-oam-base"
+}
+
+# The patches of this base, in order: the directories of kernel-series/ and
+# of the overlay by name, the overlay's winning; each printed as
+# "NAME SERIESDIR OVERLAYDIR" (either may be "-"), omitted ones left out.
+patch_dirs() {
+	local n
+	{
+		for d in "$SERIES"/[0-9]*/ "$OVERLAY"/[0-9]*/; do
+			d=${d%/}
+			basename "$d"
+		done
+	} | sort -u | while read -r n; do
+		[ -e "$OVERLAY/$n/omit" ] && continue
+		printf '%s %s %s\n' "$n" \
+			"$([ -d "$SERIES/$n" ] && echo "$SERIES/$n" || echo -)" \
+			"$([ -d "$OVERLAY/$n" ] && echo "$OVERLAY/$n" || echo -)"
+	done
+}
+
+# part NAME SERIESDIR OVERLAYDIR: the patch's file NAME, the overlay's first.
+part() {
+	if [ "$3" != - ] && [ -e "$3/$1" ]; then
+		echo "$3/$1"
+	elif [ "$2" != - ] && [ -e "$2/$1" ]; then
+		echo "$2/$1"
+	fi
+}
+
+# source_of PATH: the content of new file PATH on this base.
+source_of() {
+	if [ -e "$OVERLAY/tree/$1" ]; then
+		echo "$OVERLAY/tree/$1"
+	else
+		echo "$TOP/$1"
+	fi
 }
 
 # Every file of ours under the owned directories is claimed by one patch.
@@ -82,36 +152,39 @@ check_ownership() {
 }
 
 assemble() {
-	local parent tree d f blob mode n=0
+	local parent tree n=0 name sdir odir msg diff files f blob mode src
 	base_tree
 	check_ownership
 	export GIT_INDEX_FILE=$KSRC/.git/srv6-oam-index
 	rm -f "$GIT_INDEX_FILE"
 	parent=$(g rev-parse base)
 	g read-tree "$parent"
-	for d in "$SERIES"/[0-9]*/; do
-		d=${d%/}
-		[ -s "$d/message" ] || die "$d has no message"
-		if [ -s "$d/upstream.diff" ]; then
-			g apply --cached --whitespace=error-all "$d/upstream.diff" ||
-				die "$(basename "$d")/upstream.diff does not apply"
+	while read -r name sdir odir; do
+		msg=$(part message "$sdir" "$odir")
+		diff=$(part upstream.diff "$sdir" "$odir")
+		files=$(part files "$sdir" "$odir")
+		[ -n "$msg" ] && [ -s "$msg" ] || die "$name has no message"
+		if [ -n "$diff" ] && [ -s "$diff" ]; then
+			g apply --cached --whitespace=error-all "$diff" ||
+				die "$name/upstream.diff does not apply to $(base_desc)"
 		fi
-		if [ -f "$d/files" ]; then
-			for f in $(sed -e 's/#.*//' "$d/files"); do
-				blob=$(git -C "$KSRC" hash-object -w "$TOP/$f")
+		if [ -n "$files" ]; then
+			for f in $(sed -e 's/#.*//' "$files"); do
+				src=$(source_of "$f")
+				blob=$(git -C "$KSRC" hash-object -w "$src")
 				mode=100644
-				[ -x "$TOP/$f" ] && mode=100755
+				[ -x "$src" ] && mode=100755
 				g update-index --add --cacheinfo "$mode,$blob,$f"
 			done
 		fi
 		tree=$(g write-tree)
-		parent=$(g commit-tree "$tree" -p "$parent" -F "$d/message")
+		parent=$(g commit-tree "$tree" -p "$parent" -F "$msg")
 		n=$((n + 1))
-	done
+	done < <(patch_dirs)
 	unset GIT_INDEX_FILE
 	g update-ref refs/heads/srv6-oam "$parent"
 	g checkout -q -f srv6-oam
-	log "srv6-oam = base + $n patches ($(g rev-parse --short HEAD))"
+	log "srv6-oam = base ($BASE) + $n patches ($(g rev-parse --short HEAD))"
 }
 
 series() {
@@ -123,11 +196,14 @@ series() {
 		-o "$out" base..srv6-oam
 	cover=$(ls "$out"/0000-cover-letter.patch)
 	subject=$(head -n 1 "$SERIES/cover-letter")
-	python3 - "$cover" "$SERIES/cover-letter" "$subject" "$(cat "$KSRC/.git/srv6-oam-base")" <<-'PY'
-	import sys
-	path, body_path, subject, base = sys.argv[1:5]
+	python3 - "$cover" "$SERIES/cover-letter" "$subject" "$(base_desc)" \
+		"$OVERLAY/cover-letter" <<-'PY'
+	import os, sys
+	path, body_path, subject, base, extra = sys.argv[1:6]
 	body = open(body_path).read().split("\n", 1)[1].strip("\n")
-	body += ("\n\nBase: Debian's linux-source-6.12 " + base + ", unpacked and committed"
+	if os.path.exists(extra):
+	    body += "\n\n" + open(extra).read().strip("\n")
+	body += ("\n\nBase: " + base + ", unpacked and committed"
 	         "\nas is (that commit is the base-commit below).")
 	text = open(path).read()
 	text = text.replace("*** SUBJECT HERE ***", subject)

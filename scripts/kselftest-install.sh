@@ -23,6 +23,7 @@ mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 sel=$ksrc/tools/testing/selftests
 obj=$TOP/build/kselftest-build
+[ "${BASE:-6.12}" = 6.12 ] || obj=$obj-$BASE
 jobs=${JOBS:-$(nproc)}
 
 # Upstream C programs of net that do not compile in linux 6.12.117, whatever

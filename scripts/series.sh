@@ -25,47 +25,14 @@ rc=0
 
 "$TOP/scripts/kernel-tree.sh" series "$out/kernel"
 
-# checkpatch PATCH [OPTION...]: checkpatch --strict finds nothing, but in
-# files that ynl-gen wrote.  Those (a first comment "YNL-GEN kernel",
-# "uapi" or "user", as tools/net/ynl/ynl-regen.sh finds them) are the
-# generator's output, committed as it wrote it: mainline's own have the
-# same CHECKs (blank line after an enum, in include/uapi/linux/fou.h), and
-# a hand-edited one fails make ynl-check.
-ynl_generated=$(git -C "$KSRC" grep -l -e '^/\* YNL-GEN \(kernel\|uapi\|user\)' |
-	tr '\n' ' ')
-checkpatch()
-{
-	local p=$1 out
-	shift
-	out=$(cd "$KSRC" && ./scripts/checkpatch.pl --strict --no-tree -q \
-		--show-types "$@" "$p") && return 0
-	awk -v gen=" $ynl_generated" '
-		!/^(ERROR|WARNING|CHECK):/ { next }
-		{
-			f = ""
-			if (match($0, /FILE: [^:]+:/))
-				f = substr($0, RSTART + 6, RLENGTH - 7)
-			if (f != "" && index(gen, " " f " ")) {
-				ynl++
-				next
-			}
-			print $0 "\n"
-			bad++
-		}
-		END {
-			if (ynl)
-				printf "  (%d in ynl-generated files)\n", ynl
-			exit bad > 0
-		}' RS= <<< "$out"
-}
+# shellcheck source=scripts/checkpatch-lib.sh
+. "$TOP/scripts/checkpatch-lib.sh"
+checkpatch() { checkpatch_strict "$KSRC" "$@"; }
 
 echo "series: checkpatch --strict"
-# UNKNOWN_COMMIT_ID: patch 0002 names the mainline (6.17) commits whose
-# behaviour it reproduces; the 6.12 base, where checkpatch looks them up,
-# does not have them.
 for p in "$out"/kernel/*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
-	if checkpatch "$p" --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID; then
+	if checkpatch "$p" --ignore "$CHECKPATCH_IGNORE"; then
 		echo "  ok   $(basename "$p")"
 	else
 		echo "  FAIL $(basename "$p")"
