@@ -17,6 +17,9 @@
 # $HELPERS, when set, replaces the list of C helpers (config/check-helpers).
 # $KSFT is the installed kselftest tree (scripts/kselftest-install.sh) that
 # tests named COLLECTION:TEST are run from, by its run_kselftest.sh.
+# $BASE (make BASE=...): the tests config/check-skip-BASE lists are not
+# run on that base; each is reported as a skip with the reason given there,
+# and those skips, and only those, do not fail the run.
 #
 # usage: check.sh BZIMAGE KSRC PREFIX RESULTS
 
@@ -25,6 +28,7 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 bzimage=$1 ksrc=$2 prefix=$3 results=$4
 stage=$TOP/build/selftests
+[ "${BASE:-6.12}" = 6.12 ] || stage=$stage-$BASE
 
 if [ -n "${TESTS:-}" ]; then
 	read -r -a tests <<< "$TESTS"
@@ -32,6 +36,20 @@ else
 	mapfile -t tests < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/config/check-tests")
 fi
 [ "${#tests[@]}" -gt 0 ] || { echo "check: no tests" >&2; exit 2; }
+
+# The tests this base does not run, and why.
+declare -A base_skip
+skipfile=$TOP/config/check-skip-${BASE:-6.12}
+if [ -f "$skipfile" ]; then
+	while IFS=$'\t' read -r t reason; do
+		base_skip[$t]=${reason:-no reason given}
+	done < <(sed -e 's/^#.*//' -e '/^[[:space:]]*$/d' "$skipfile")
+fi
+all_tests=("${tests[@]}")
+tests=()
+for t in "${all_tests[@]}"; do
+	[ -n "${base_skip[$t]+set}" ] || tests+=("$t")
+done
 
 # Stage the selftests of the assembled tree and build their C helpers against
 # its uapi headers.
@@ -71,7 +89,9 @@ logof() {
 }
 
 # SPLATS=1 (make check-debug): the kernel log of the boot and the guest's
-# kmemleak scan after the last test are two more results.
+# kmemleak scan after the last test are two more results.  The base's
+# skips are reported in their place.
+tests=("${all_tests[@]}")
 [ "${SPLATS:-0}" = 1 ] && tests=(boot "${tests[@]}" kmemleak)
 # say LINE: a line of the summary, on stdout and in summary.txt.
 summary=$results/summary.txt
@@ -81,7 +101,7 @@ say() {
 	printf '%s\n' "$1" >> "$summary"
 }
 
-pass=0 fail=0 skip=0 n=0
+pass=0 fail=0 skip=0 bskip=0 n=0
 say "TAP version 13"
 say "1..${#tests[@]}"
 [ -s "$results/uname" ] && say "# kernel under test: $(cat "$results/uname")"
@@ -93,6 +113,11 @@ if [ -f "$results/record" ]; then
 fi
 for t in "${tests[@]}"; do
 	n=$((n + 1))
+	if [ -n "${base_skip[$t]+set}" ]; then
+		say "ok $n selftests: $t # SKIP on ${BASE:-6.12}: ${base_skip[$t]}"
+		skip=$((skip + 1)) bskip=$((bskip + 1))
+		continue
+	fi
 	read -r res rc secs <<< "${got[$t]:-none - -}"
 	case $res in
 	pass) say "ok $n selftests: $t # ${secs}s"; pass=$((pass + 1)) ;;
@@ -117,5 +142,6 @@ say "$pass passed, $fail failed, $skip skipped"
 
 [ "$fail" = 0 ] || exit 1
 [ -f "$results/complete" ] || exit 1
-[ "$skip" = 0 ] || [ "${ALLOW_SKIP:-0}" = 1 ] || { say "# skips are failures here (ALLOW_SKIP=1 to allow)"; exit 1; }
+[ "$bskip" = 0 ] || say "# $bskip of the skips: tests this base does not run ($(basename "$skipfile"))"
+[ "$skip" = "$bskip" ] || [ "${ALLOW_SKIP:-0}" = 1 ] || { say "# skips are failures here (ALLOW_SKIP=1 to allow)"; exit 1; }
 exit 0

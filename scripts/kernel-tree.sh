@@ -21,7 +21,20 @@
 #   NNNN-slug/     a patch of the base's own (a prerequisite), inserted in
 #                  order, or one that replaces whichever of message,
 #                  upstream.diff and files it has of kernel-series/NNNN-slug;
-#                  an empty file "omit" in it leaves the patch out
+#                  and, for this base only:
+#                    omit          leave the patch out (the file says why)
+#                    context N     apply upstream.diff with N lines of
+#                                  context (git apply -CN): a patch whose
+#                                  context only differs (lists in
+#                                  Makefiles, index.rst), rebased as it is
+#                                  assembled; the patch written out for
+#                                  the base has full context again
+#                    upstream-files  paths whose content the patch takes
+#                                  from the 6.12 base (a backport of the
+#                                  upstream commits that made them)
+#                    base.diff     applied after the rest, in the same
+#                                  commit: what the base needs changed in
+#                                  the patch's new files or hunks
 #   tree/PATH      the content of the new file PATH on that base, where it
 #                  differs from the repository's PATH
 #   cover-letter   text added to the cover letter's for that base
@@ -129,6 +142,24 @@ part() {
 	fi
 }
 
+# upstream_file PATH: the file PATH of the 6.12 base (Debian's
+# linux-source-6.12 of versions.env), extracted once into
+# $KSRC/.git/srv6-oam-upstream.
+upstream_file() {
+	local dir=$KSRC/.git/srv6-oam-upstream tarball top
+	if [ ! -e "$dir/$1" ]; then
+		tarball=$(sed -n 's/^KERNEL_TARBALL=//p' "$CACHE_DIR/versions.env")
+		[ -s "$tarball" ] || die "no 6.12 tarball for $1: run 'make fetch' first"
+		# linux-source-6.12-VERSION.tar.xz holds linux-source-6.12/
+		top=$(basename "$tarball")
+		top=${top%-"$(sed -n 's/^KERNEL_DEB_VERSION=//p' "$CACHE_DIR/versions.env")".tar.xz}
+		mkdir -p "$dir"
+		tar -xJf "$tarball" -C "$dir" --strip-components=1 "$top/$1" ||
+			die "$1 is not in $tarball"
+	fi
+	echo "$dir/$1"
+}
+
 # source_of PATH: the content of new file PATH on this base.
 source_of() {
 	if [ -e "$OVERLAY/tree/$1" ]; then
@@ -152,7 +183,7 @@ check_ownership() {
 }
 
 assemble() {
-	local parent tree n=0 name sdir odir msg diff files f blob mode src
+	local parent tree n=0 name sdir odir msg diff files f blob mode src ctx
 	base_tree
 	check_ownership
 	export GIT_INDEX_FILE=$KSRC/.git/srv6-oam-index
@@ -164,9 +195,22 @@ assemble() {
 		diff=$(part upstream.diff "$sdir" "$odir")
 		files=$(part files "$sdir" "$odir")
 		[ -n "$msg" ] && [ -s "$msg" ] || die "$name has no message"
+		ctx=()
+		if [ "$odir" != - ] && [ -s "$odir/context" ]; then
+			ctx=(-C"$(cat "$odir/context")")
+		fi
 		if [ -n "$diff" ] && [ -s "$diff" ]; then
-			g apply --cached --whitespace=error-all "$diff" ||
+			g apply --cached --whitespace=error-all "${ctx[@]}" "$diff" ||
 				die "$name/upstream.diff does not apply to $(base_desc)"
+		fi
+		if [ "$odir" != - ] && [ -s "$odir/upstream-files" ]; then
+			for f in $(sed -e 's/#.*//' "$odir/upstream-files"); do
+				src=$(upstream_file "$f")
+				blob=$(git -C "$KSRC" hash-object -w "$src")
+				mode=100644
+				[ -x "$src" ] && mode=100755
+				g update-index --add --cacheinfo "$mode,$blob,$f"
+			done
 		fi
 		if [ -n "$files" ]; then
 			for f in $(sed -e 's/#.*//' "$files"); do
@@ -176,6 +220,10 @@ assemble() {
 				[ -x "$src" ] && mode=100755
 				g update-index --add --cacheinfo "$mode,$blob,$f"
 			done
+		fi
+		if [ "$odir" != - ] && [ -s "$odir/base.diff" ]; then
+			g apply --cached --whitespace=error-all "$odir/base.diff" ||
+				die "$name/base.diff of $BASE does not apply"
 		fi
 		tree=$(g write-tree)
 		parent=$(g commit-tree "$tree" -p "$parent" -F "$msg")

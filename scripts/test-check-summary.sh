@@ -121,6 +121,41 @@ ok 2 selftests: net/c.sh # SKIP
 # skips are failures here (ALLOW_SKIP=1 to allow)"
 expect skip "a skip fails the run" 1
 
+# A base's skips (config/check-skip-BASE): not run (net/z.sh is not even
+# in the tree), reported as skips with their reason, in their place; they
+# alone do not fail the run, another skip still does.
+mkdir -p "$tmp/top/config"
+printf '# comment\nnet/z.sh\tnot on this base\n@x/y.sh\tneither\n' > "$tmp/top/config/check-skip-9.9"
+BASE=9.9 run baseskip "net/a.sh net/z.sh @x/y.sh net/b.sh" "pass 0 5 net/a.sh
+pass 0 6 net/b.sh
+"
+out="check: guest exited with 0 (vng's status is not used)
+TAP version 13
+1..4
+# kernel under test: 6.12.117-srv6-oam+
+ok 1 selftests: net/a.sh # 5s
+ok 2 selftests: net/z.sh # SKIP on 9.9: not on this base
+ok 3 selftests: @x/y.sh # SKIP on 9.9: neither
+ok 4 selftests: net/b.sh # 6s
+2 passed, 0 failed, 2 skipped
+# 2 of the skips: tests this base does not run (check-skip-9.9)"
+expect baseskip "a base's skips are reported with their reason, and pass" 0
+
+BASE=9.9 run baseskip2 "net/a.sh net/z.sh net/c.sh" "pass 0 5 net/a.sh
+skip 4 0 net/c.sh
+"
+out="check: guest exited with 0 (vng's status is not used)
+TAP version 13
+1..3
+# kernel under test: 6.12.117-srv6-oam+
+ok 1 selftests: net/a.sh # 5s
+ok 2 selftests: net/z.sh # SKIP on 9.9: not on this base
+ok 3 selftests: net/c.sh # SKIP
+1 passed, 0 failed, 2 skipped
+# 1 of the skips: tests this base does not run (check-skip-9.9)
+# skips are failures here (ALLOW_SKIP=1 to allow)"
+expect baseskip2 "on a base, a skip it does not list still fails the run" 1
+
 FAKE_INCOMPLETE=1 run incomplete "net/a.sh" "pass 0 5 net/a.sh
 "
 out="check: guest exited with 0 (vng's status is not used)

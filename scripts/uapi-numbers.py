@@ -6,7 +6,14 @@
 # table gives, and a value above mainline's highest in the same enum.
 # Compiles a small C program against the installed uAPI headers.
 #
-# usage: uapi-numbers.py DOC HDRDIR     (HDRDIR: e.g. build/kbuild/usr/include)
+# ABSENT, for a base that does not carry every patch of the series (make
+# BASE=6.1: config/uapi-absent-6.1), lists the symbols of the table that
+# base does not have yet, one a line (the first word; "#" comments): each
+# must really be absent from its header (a program using it does not
+# compile), and is not checked further.
+#
+# usage: uapi-numbers.py DOC HDRDIR [ABSENT]
+#        (HDRDIR: e.g. build/kbuild/usr/include)
 
 import os
 import re
@@ -33,11 +40,37 @@ def rows(doc):
     return out
 
 
+def absent_ok(sym, hdr, hdrdir):
+    """True if a program using sym does not compile against hdr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        c = os.path.join(tmp, "a.c")
+        open(c, "w").write("#include <%s>\nlong x = (long)%s;\n" % (hdr, sym))
+        return subprocess.run(["gcc", "-I", hdrdir, "-c", "-o",
+                               os.path.join(tmp, "a.o"), c],
+                              capture_output=True).returncode != 0
+
+
 def main():
     doc, hdrdir = sys.argv[1:3]
     table = rows(doc)
     if not table:
         sys.exit("uapi-numbers: no rows in %s" % doc)
+    absent = set()
+    if len(sys.argv) > 3:
+        for line in open(sys.argv[3]):
+            words = line.split("#", 1)[0].split()
+            if words:
+                absent.add(words[0])
+        unknown = absent - {r[0] for r in table}
+        if unknown:
+            sys.exit("uapi-numbers: %s: not in the table: %s"
+                     % (sys.argv[3], " ".join(sorted(unknown))))
+        present = [r[0] for r in table
+                   if r[0] in absent and not absent_ok(r[0], r[2], hdrdir)]
+        if present:
+            sys.exit("uapi-numbers: %s lists symbols the headers have: %s"
+                     % (sys.argv[3], " ".join(present)))
+        table = [r for r in table if r[0] not in absent]
     src = "#include <stdio.h>\n"
     src += "".join("#include <%s>\n" % h for h in sorted({r[2] for r in table}))
     src += "int main(void)\n{\n"
@@ -72,7 +105,9 @@ def main():
             print("uapi-numbers: %s = %d is not above mainline's %s"
                   % (sym, have, rest))
             bad += 1
-    print("uapi-numbers: %d numbers checked, %d wrong" % (len(table), bad))
+    print("uapi-numbers: %d numbers checked, %d wrong%s"
+          % (len(table), bad,
+             ", %d absent on this base" % len(absent) if absent else ""))
     sys.exit(1 if bad else 0)
 
 
