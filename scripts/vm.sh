@@ -107,10 +107,15 @@ if [ "${VM_PIN:-0}" = 1 ]; then
 fi
 # vng's --qemu-opts takes the rest of its command line: one word, last.
 [ -n "$extra" ] && qemu_opt=(--qemu-opts="$extra")
+# VM_INITRAMFS=1: boot through vng's initramfs, which mounts the 9p root
+# itself.  6.1 cannot mount it from the command line: it strips "/dev/"
+# from root=/dev/root and looks for a 9p tag "root" (make BASE=6.1).
+initramfs=()
+[ "${VM_INITRAMFS:-0}" = 1 ] && initramfs=(--force-initramfs)
 # vng's standard output and error go through pipes: something under it
 # opens its standard error again, with O_TRUNC, so that "make check > FILE
 # 2>&1" lost everything written to FILE before the guest booted.
-"$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p --cpus "$CPUS" --memory "$MEM" "${qemu_opt[@]}" \
+"$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p "${initramfs[@]}" --cpus "$CPUS" --memory "$MEM" "${qemu_opt[@]}" \
 	--append "root=/dev/root${VM_APPEND:+ $VM_APPEND}" "${rw[@]}" --exec "$*" \
 	2> >(cat >&2) | cat
 exit "${PIPESTATUS[0]}"
