@@ -182,8 +182,16 @@ check_ownership() {
 	[ -z "$missing" ] || die "patches list files that do not exist: $missing"
 }
 
+# index_add PATH SRC: PATH in the index, with SRC's content and mode.
+index_add() {
+	local blob mode=100644
+	blob=$(git -C "$KSRC" hash-object -w "$2")
+	[ -x "$2" ] && mode=100755
+	g update-index --add --cacheinfo "$mode,$blob,$1"
+}
+
 assemble() {
-	local parent tree n=0 name sdir odir msg diff files f blob mode src ctx
+	local parent tree n=0 name sdir odir msg diff files f ctx
 	base_tree
 	check_ownership
 	export GIT_INDEX_FILE=$KSRC/.git/srv6-oam-index
@@ -205,20 +213,12 @@ assemble() {
 		fi
 		if [ "$odir" != - ] && [ -s "$odir/upstream-files" ]; then
 			for f in $(sed -e 's/#.*//' "$odir/upstream-files"); do
-				src=$(upstream_file "$f")
-				blob=$(git -C "$KSRC" hash-object -w "$src")
-				mode=100644
-				[ -x "$src" ] && mode=100755
-				g update-index --add --cacheinfo "$mode,$blob,$f"
+				index_add "$f" "$(upstream_file "$f")"
 			done
 		fi
 		if [ -n "$files" ]; then
 			for f in $(sed -e 's/#.*//' "$files"); do
-				src=$(source_of "$f")
-				blob=$(git -C "$KSRC" hash-object -w "$src")
-				mode=100644
-				[ -x "$src" ] && mode=100755
-				g update-index --add --cacheinfo "$mode,$blob,$f"
+				index_add "$f" "$(source_of "$f")"
 			done
 		fi
 		if [ "$odir" != - ] && [ -s "$odir/base.diff" ]; then
