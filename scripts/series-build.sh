@@ -14,8 +14,9 @@
 #              IPV6_IOAM6_LWTUNNEL, IP6_NF_MATCH_SRH);
 #     a patch that only changes documentation or selftests builds what
 #     the patch before it built, and says so.
-# A failing patch is named, with the tail of its build log; the exit status
-# is 1 if any patch failed.
+# A failing patch is named, with checkpatch's first findings or its build
+# log's first error lines (the whole log is kept as DIR/PATCH.CONF.log);
+# the exit status is 1 if any patch failed.
 #
 # The builds are made in a worktree of the assembled tree and object
 # directories of their own, under DIR: the tree that make kernel builds and
