@@ -5,6 +5,11 @@
 #
 #   OUT/kernel/    the kernel series with its cover letter, made from
 #                  kernel-series/ and the new files at their in-tree paths
+#   OUT/kernel-split/N-NAME/
+#                  on 6.12, the same patches split by the tree that takes
+#                  them (net, net-next, nf-next), each with its cover
+#                  letter and get_maintainer.pl's recipients
+#                  (scripts/series-splits.sh, kernel-series/splits/)
 #   OUT/iproute2/, OUT/iptables/, OUT/ipset/
 #                  the userspace series (copies of <pkg>-patches/)
 #
@@ -60,6 +65,14 @@ else
 	rc=1
 fi
 git -C "$KSRC" worktree remove --force "$wt"
+
+# Upstream takes the series from 6.12's state in parts, by tree; the
+# other bases are for backports and take it whole.
+if [ "${BASE:-6.12}" = 6.12 ]; then
+	KSRC=$KSRC "$TOP/scripts/series-splits.sh" "$out/kernel-split" || rc=1
+else
+	rm -rf "$out/kernel-split"
+fi
 
 # iproute2 follows the kernel's coding style: checkpatch it too.  It has no
 # MAINTAINERS file to update for a new file (FILE_PATH_CHANGES).
