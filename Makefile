@@ -112,7 +112,8 @@ kernel: tree $(KOBJ)/.config
 # The stock kernel: branch base of the tree (no patch of ours), same config
 # fragment (options it does not know are left out), for check-stock.
 kernel-stock: tree
-	@$(call stage,kernel-stock,scripts/kernel-stock.sh $(KSRC) $(BUILD)/linux-stock $(BUILD)/kbuild-stock $(FRAGMENTS))
+	@$(call stage,kernel-stock,scripts/kernel-stock.sh $(KSRC) $(BUILD)/linux-stock$(SFX) \
+		$(BUILD)/kbuild-stock$(SFX) $(FRAGMENTS))
 
 # ----------------------------------------------------------------- tools --
 # After the build: the man pages installed (scripts/check-man.sh), and
@@ -212,10 +213,15 @@ ynl-check: tree
 	@scripts/ynl-regen.sh $(KSRC) check
 
 # A stock kernel refuses a cross-connect configured with "xconnect" (our ip).
+# STOCK_TESTS="..." runs other tests of config/check-tests's form there
+# (with the C helpers of config/check-helpers built, which the default
+# does without).
+STOCK_TESTS ?= @scripts/stock-xconnect.sh
 check-stock: kernel-stock tools
-	@$(call stage,check-stock,TESTS=@scripts/stock-xconnect.sh HELPERS= \
-		scripts/check.sh $(BUILD)/kbuild-stock/arch/x86/boot/bzImage $(KSRC) \
-		$(PREFIX) $(BUILD)/results-stock)
+	@$(call stage,check-stock,TESTS="$(STOCK_TESTS)" \
+		$(if $(filter command line,$(origin STOCK_TESTS)),,HELPERS=) \
+		scripts/check.sh $(BUILD)/kbuild-stock$(SFX)/arch/x86/boot/bzImage $(KSRC) \
+		$(PREFIX) $(BUILD)/results-stock$(SFX))
 
 # The harness itself: a passing, a failing and a skipping test must come out
 # as 1 passed, 1 failed, 1 skipped and a failed run.
@@ -280,7 +286,7 @@ series-build: tree
 clean:
 	rm -rf $(KOBJ) $(RESULTS) $(BUILD)/selftests $(BUILD)/demo $(BUILD)/harness \
 		$(KSFT) $(BUILD)/kselftest-build $(BUILD)/kselftest-results \
-		$(SERIESOUT) $(BUILD)/kbuild-stock $(BUILD)/results-stock
+		$(SERIESOUT) $(BUILD)/kbuild-stock$(SFX) $(BUILD)/results-stock$(SFX)
 
 distclean:
 	rm -rf $(BUILD)
