@@ -35,7 +35,11 @@ mkdir -p "$2"
 dir=$(realpath "$2")
 shift 2
 jobs=${JOBS:-$(nproc)}
-wt=$dir/linux
+# The worktree has the name of the assembled tree (linux, linux-6.1, ...),
+# so that it sits at the same relative path to DIR/kbuild-guest as the
+# tree to its own objects (build/kbuild-BASE): with CCACHE_BASEDIR, a
+# file that a patch leaves as the whole series has it is a ccache hit.
+wt=$dir/$(basename "$ksrc")
 OFF_SYMS="NET_STAMP IP_SET_HASH_SR6 IPV6_SEG6_LWTUNNEL IPV6_IOAM6_LWTUNNEL IP6_NF_MATCH_SRH"
 
 # shellcheck source=scripts/checkpatch-lib.sh
