@@ -82,7 +82,7 @@ stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
 	check check-debug check-debug-run fuzz check-host check-harness demo bench insn bench-bpf gate series series-build \
-	uapi-check ynl-check kernel-stock check-stock \
+	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
 
 help:
@@ -166,6 +166,12 @@ KSFT_TESTS ?= $(addprefix net:,$(notdir $(wildcard tools/testing/selftests/net/*
 kselftest: kselftest-install tools
 	@$(call stage,kselftest,TESTS="$(KSFT_TESTS)" KHDR=$(KOBJ)/usr/include \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(BUILD)/kselftest-results$(SFX))
+
+# CI's run on Debian's 6.1: the tests of config/check-ci-6.1 (a test per
+# feature the 6.1 series carries), by make BASE=6.1 check.
+CI_6.1_TESTS := $(strip $(shell sed -e 's/\#.*//' $(TOP)/config/check-ci-6.1))
+check-6.1:
+	@$(MAKE) --no-print-directory BASE=6.1 TESTS="$(CI_6.1_TESTS)" check
 
 # The whole of config/check-tests on the debug kernel (DEBUG=1): a test
 # after which the kernel log holds a report of a debugging option (KASAN,

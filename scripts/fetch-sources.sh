@@ -193,25 +193,28 @@ fetch_qemu() {
 }
 
 mkdir -p "$CACHE_DIR"
+# Written under a name of this process's own, then renamed: a make of
+# another base may run this at the same time (.ci/run builds 6.1 beside
+# 6.12), and readers only ever see a whole file.
 {
 	fetch_kernel "$KERNEL_PKG"
 	fetch_userspace
 	fetch_qemu
-} > "$CACHE_DIR/versions.env.tmp"
-mv "$CACHE_DIR/versions.env.tmp" "$CACHE_DIR/versions.env"
+} > "$CACHE_DIR/versions.env.$$"
+mv "$CACHE_DIR/versions.env.$$" "$CACHE_DIR/versions.env"
 cat "$CACHE_DIR/versions.env"
 
 case $BASE in
 6.12) ;;
 6.12-vanilla)
-	fetch_orig linux "$VANILLA_VERSION" > "$CACHE_DIR/base-$BASE.env.tmp" ;;
+	fetch_orig linux "$VANILLA_VERSION" > "$CACHE_DIR/base-$BASE.env.$$" ;;
 6.1)
-	fetch_kernel linux-source-6.1 > "$CACHE_DIR/base-$BASE.env.tmp" ;;
+	fetch_kernel linux-source-6.1 > "$CACHE_DIR/base-$BASE.env.$$" ;;
 *)
 	log "unknown BASE=$BASE (6.12, 6.12-vanilla or 6.1)"
 	exit 1 ;;
 esac
 if [ "$BASE" != 6.12 ]; then
-	mv "$CACHE_DIR/base-$BASE.env.tmp" "$CACHE_DIR/base-$BASE.env"
+	mv "$CACHE_DIR/base-$BASE.env.$$" "$CACHE_DIR/base-$BASE.env"
 	sed "s/^/BASE $BASE: /" "$CACHE_DIR/base-$BASE.env"
 fi
