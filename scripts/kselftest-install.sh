@@ -63,6 +63,9 @@ fi
 # given on the command line must be the one lib.mk would make, with the
 # output directory in front.
 out=$obj/kselftest/net
+# net/lib's build makes it on 6.12; on 6.1 nothing does, and lib.mk's
+# link rule does not.
+mkdir -p "$out"
 progs=$(make -s --no-print-directory -C "$sel/net" OUTPUT="$out" \
 	--eval 'ksft-gen-progs: ; @echo $(TEST_GEN_PROGS)' ksft-gen-progs)
 keep=()
