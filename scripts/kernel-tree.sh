@@ -32,6 +32,13 @@
 #                    upstream-files  paths whose content the patch takes
 #                                  from the 6.12 base (a backport of the
 #                                  upstream commits that made them)
+#                    ported-from   required with an upstream.diff that
+#                                  replaces kernel-series' one: the git
+#                                  blob id (git hash-object) of the
+#                                  kernel-series upstream.diff it was
+#                                  ported from; when that diff changes,
+#                                  the assembly stops until the port is
+#                                  redone and the id updated
 #                    base.diff     applied after the rest, in the same
 #                                  commit: what the base needs changed in
 #                                  the patch's new files or hunks
@@ -133,6 +140,24 @@ patch_dirs() {
 	done
 }
 
+# check_port NAME SERIESDIR OVERLAYDIR: an overlay's upstream.diff that
+# replaces the series' one is a port of that very diff: a change to the
+# series' diff that the port does not carry would be lost on this base.
+check_port() {
+	local want have
+	[ "$2" != - ] && [ -s "$2/upstream.diff" ] || return 0
+	[ "$3" != - ] && [ -s "$3/upstream.diff" ] || return 0
+	want=$(git hash-object "$2/upstream.diff")
+	have=
+	if [ -s "$3/ported-from" ]; then
+		have=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$3/ported-from")
+	fi
+	[ -n "$have" ] ||
+		die "$1: $3/upstream.diff replaces the series' one, but has no ported-from (its blob id: $want)"
+	[ "$have" = "$want" ] ||
+		die "$1: kernel-series/$1/upstream.diff changed since $3/upstream.diff was ported from it ($have, now $want): port the change, then write $want into $3/ported-from"
+}
+
 # part NAME SERIESDIR OVERLAYDIR: the patch's file NAME, the overlay's first.
 part() {
 	if [ "$3" != - ] && [ -e "$3/$1" ]; then
@@ -203,6 +228,7 @@ assemble() {
 		diff=$(part upstream.diff "$sdir" "$odir")
 		files=$(part files "$sdir" "$odir")
 		[ -n "$msg" ] && [ -s "$msg" ] || die "$name has no message"
+		check_port "$name" "$sdir" "$odir"
 		ctx=()
 		if [ "$odir" != - ] && [ -s "$odir/context" ]; then
 			ctx=(-C"$(cat "$odir/context")")
