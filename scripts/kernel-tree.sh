@@ -132,7 +132,7 @@ patch_dirs() {
 			d=${d%/}
 			basename "$d"
 		done
-	} | sort -u | while read -r n; do
+	} | LC_ALL=C sort -u | while read -r n; do
 		[ -e "$OVERLAY/$n/omit" ] && continue
 		printf '%s %s %s\n' "$n" \
 			"$([ -d "$SERIES/$n" ] && echo "$SERIES/$n" || echo -)" \

@@ -46,16 +46,27 @@ export GIT_COMMITTER_DATE="2026-11-23T00:00:00+00:00"
 ok() { echo "  ok   $*"; }
 fail() { echo "  FAIL $*"; rc=1; }
 
-# The series' commits, in order, by patch number.
+# The series' commits, in order, by patch number: the leading numbers of
+# a patch's directory name, "0002" of 0002-seg6-end-x-oif, "0001-1" of
+# 0001-1-selftests-net-ioam6-parser-wait (a patch put in before 0001
+# later on), in kernel-tree.sh's order.
 declare -A commit_of
+numbers=()
 mapfile -t commits < <(git -C "$KSRC" rev-list --reverse base..srv6-oam)
-mapfile -t names < <(cd "$TOP/kernel-series" && ls -d [0-9]*/ | sed 's|/$||')
+mapfile -t names < <(cd "$TOP/kernel-series" && ls -d [0-9]*/ |
+		     sed 's|/$||' | LC_ALL=C sort)
 if [ "${#commits[@]}" -ne "${#names[@]}" ]; then
 	echo "series-splits: $KSRC has ${#commits[@]} commits, kernel-series ${#names[@]} patches" >&2
 	exit 1
 fi
 for i in "${!names[@]}"; do
-	commit_of[${names[$i]%%-*}]=${commits[$i]}
+	n=$(expr "${names[$i]}" : '\([0-9]\{4\}\(-[0-9]\{1,\}\)*\)-')
+	if [ -z "$n" ] || [ -n "${commit_of[$n]:-}" ]; then
+		echo "series-splits: kernel-series/${names[$i]}: no patch number of its own" >&2
+		exit 1
+	fi
+	numbers+=("$n")
+	commit_of[$n]=${commits[$i]}
 done
 
 declare -A tree_of after_of range_of dir_of
@@ -68,12 +79,17 @@ while read -r name tree after range; do
 	dir_of[$name]=$out/${#order[@]}-$name
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SPLITS/order")
 
-# patches NAME: the patch numbers of split NAME.
+# patches NAME: the patch numbers of split NAME, FIRST..LAST in the
+# series' order.
 patches() {
-	local first=${range_of[$1]%-*} last=${range_of[$1]#*-} n
-	for ((n = 10#$first; n <= 10#$last; n++)); do
-		printf '%04d\n' "$n"
+	local first=${range_of[$1]%..*} last=${range_of[$1]#*..} n in=0
+	for n in "${numbers[@]}"; do
+		[ "$n" = "$first" ] && in=1
+		[ "$in" = 1 ] && echo "$n"
+		[ "$n" = "$last" ] && [ "$in" = 1 ] && return
 	done
+	echo "series-splits: $1: $first..$last is not a range of the series" >&2
+	echo "-"
 }
 
 echo "series-splits: every patch in one split"
@@ -98,12 +114,19 @@ trap 'git -C "$KSRC" worktree remove --force "$wt" 2>/dev/null || true; rm -rf "
 git -C "$KSRC" worktree add -q --detach "$wt" base
 w() { git -C "$wt" "$@"; }
 
-# chain NAME: the splits NAME comes after, first first.
+# chain NAME: the splits NAME comes after (AFTER, and theirs), first
+# first, each once.
 chain() {
-	local a=${after_of[$1]}
-	[ "$a" = - ] && return
-	chain "$a"
-	echo "$a"
+	_chain "$1" | awk '!seen[$0]++'
+}
+
+_chain() {
+	local a
+	[ "${after_of[$1]}" = - ] && return
+	for a in ${after_of[$1]//,/ }; do
+		_chain "$a"
+		echo "$a"
+	done
 }
 
 # am_split NAME: git am the patches of split NAME (written already).
