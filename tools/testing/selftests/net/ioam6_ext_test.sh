@@ -75,11 +75,8 @@ setup()
 	local ns
 
 	setup_ns alpha beta gamma || exit "$ksft_skip"
-	ip link add veth0 netns "$alpha" type veth peer name veth0 \
-		netns "$beta"
-	ip link add veth1 netns "$beta" type veth peer name veth0 \
-		netns "$gamma"
-
+	# the links come after default.accept_dad=0: a device takes its
+	# defaults when it is made, and an address in DAD is not usable
 	for ns in "$alpha" "$beta" "$gamma"; do
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
@@ -88,6 +85,10 @@ setup()
 		ip -n "$ns" ioam namespace add 123
 		ip -n "$ns" ioam namespace add 124
 	done
+	ip link add veth0 netns "$alpha" type veth peer name veth0 \
+		netns "$beta"
+	ip link add veth1 netns "$beta" type veth peer name veth0 \
+		netns "$gamma"
 	ip netns exec "$alpha" sysctl -wq net.ipv6.ioam6_id=1
 	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_id=2
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_id=3
@@ -112,7 +113,9 @@ setup()
 	ip -n "$beta" -6 route add 2001:db8:ff::/64 via "$G"
 	ip -n "$gamma" -6 route add 2001:db8:1::/64 via "$B2"
 	ip -n "$alpha" -6 route add 2001:db8:ff::/64 via "$B1" dev veth0
-	sleep 1
+	# the path is up once alpha reaches gamma, however long that takes
+	slowwait 60 ip netns exec "$alpha" ping -6 -q -c 1 -W 1 "$G" \
+		> /dev/null
 }
 
 # $1 mode; the rest of the encap

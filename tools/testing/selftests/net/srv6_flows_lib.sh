@@ -86,46 +86,83 @@ ping_flow()
 	check_err $? "ping $1 failed: $(echo "$out" | grep -E 'transmitted|rror')"
 }
 
-# Crafted packets from hs, forwarded by r1 to r2.  $1: mac of r1.
-send_crafted()
-{
-	ip netns exec "$hs" python3 - "$1" "$2" <<-'EOF'
+# Crafted packets from hs, forwarded by r1 to r2: one python3 with scapy
+# on hs, a coprocess started by the first send_crafted, sends them all (a
+# python3 and scapy start-up per packet takes seconds in a slow guest).
+# It reads "MAC KIND" lines and answers "sent" once the packet is out.
+read -r -d '' CRAFTED_PY <<-'EOF' || true
 	import sys
 	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
 	from scapy.all import sendp, conf
 	conf.verb = 0
-	mac, kind = sys.argv[1], sys.argv[2]
 	# Segment List order: the last segment first
 	a = ["fc00:4::d6", "fc00:4::e", "fc00:3::e"]
-	ip = Ether(dst=mac) / IPv6(src="fd00:1::1", dst="fc00:3::e", nh=43)
 
 	def srh(addresses, **kw):
 	    return IPv6ExtHdrSegmentRouting(addresses=addresses, nh=59, **kw)
 
-	if kind == "good":
-	    p = ip / srh(a, segleft=2, lastentry=2)
-	elif kind == "segleft-le+1":
-	    # Segments Left = Last Entry + 1 is valid (RFC 8754)
-	    p = ip / srh(a, segleft=3, lastentry=2)
-	elif kind == "overflow":
-	    # Last Entry 2 but room for two SIDs: the third one would be
-	    # read from the payload, where it is made to look like list A
-	    p = (ip / srh(a[:2], segleft=1, lastentry=2, len=4) /
-	         Raw(bytes(IPv6(dst=a[2]))[24:40]))
-	elif kind == "truncated":
-	    p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
-	    p[IPv6].plen = 48
-	elif kind == "tlv":
-	    # a PadN TLV after the Segment List, inside Hdr Ext Len
-	    p = (ip / srh(a, segleft=2, lastentry=2, len=8) /
-	         Raw(bytes([4, 14]) + bytes(14)))
-	elif kind == "segleft":
-	    p = ip / srh(a, segleft=5, lastentry=2)
-	elif kind == "type2":
-	    # a routing header of another type, with list A's bytes
-	    p = ip / srh(a, segleft=2, lastentry=2, type=2)
-	sendp(p, iface="veth0")
+	def crafted(mac, kind):
+	    ip = Ether(dst=mac) / IPv6(src="fd00:1::1", dst="fc00:3::e", nh=43)
+	    if kind == "good":
+	        return ip / srh(a, segleft=2, lastentry=2)
+	    if kind == "segleft-le+1":
+	        # Segments Left = Last Entry + 1 is valid (RFC 8754)
+	        return ip / srh(a, segleft=3, lastentry=2)
+	    if kind == "overflow":
+	        # Last Entry 2 but room for two SIDs: the third one would be
+	        # read from the payload, where it is made to look like list A
+	        return (ip / srh(a[:2], segleft=1, lastentry=2, len=4) /
+	                Raw(bytes(IPv6(dst=a[2]))[24:40]))
+	    if kind == "truncated":
+	        p = Ether(bytes(ip / srh(a, segleft=2, lastentry=2))[:14 + 40 + 8 + 40])
+	        p[IPv6].plen = 48
+	        return p
+	    if kind == "tlv":
+	        # a PadN TLV after the Segment List, inside Hdr Ext Len
+	        return (ip / srh(a, segleft=2, lastentry=2, len=8) /
+	                Raw(bytes([4, 14]) + bytes(14)))
+	    if kind == "segleft":
+	        return ip / srh(a, segleft=5, lastentry=2)
+	    if kind == "type2":
+	        # a routing header of another type, with list A's bytes
+	        return ip / srh(a, segleft=2, lastentry=2, type=2)
+	    raise ValueError(kind)
+
+	for line in sys.stdin:
+	    mac, kind = line.split()
+	    sendp(crafted(mac, kind), iface="veth0")
+	    print("sent", flush=True)
 	EOF
+
+# Seconds to wait for a crafted packet to be counted: generous, a slow
+# guest must not fail the test; a packet that is lost fails it anyway.
+CRAFTED_WAIT=${CRAFTED_WAIT:-60}
+
+# send_crafted MAC KIND: send one crafted packet of KIND to r1's MAC and
+# wait until it is out.  The first waits for scapy to load: the deadline
+# is generous.
+send_crafted()
+{
+	local reply
+
+	if [ -z "${CRAFTED_PID:-}" ]; then
+		coproc CRAFTED { ip netns exec "$hs" python3 -c "$CRAFTED_PY"; }
+	fi
+	echo "$1 $2" >&"${CRAFTED[1]}" &&
+		read -r -t 600 reply <&"${CRAFTED[0]}" &&
+		[ "$reply" = sent ]
+}
+
+# crafted_stop: end the sender of send_crafted, if it runs: at the end of
+# its input it exits
+crafted_stop()
+{
+	local pid=${CRAFTED_PID:-}
+
+	[ -n "$pid" ] || return 0
+	[ -n "${CRAFTED[1]:-}" ] && eval "exec ${CRAFTED[1]}>&-"
+	wait "$pid" 2> /dev/null
+	return 0
 }
 
 # crafted_watch IPT: count, in the first rule of r2's raw PREROUTING, the

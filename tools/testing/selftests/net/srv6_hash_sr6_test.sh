@@ -40,6 +40,7 @@ IPT=ip6tables
 
 cleanup()
 {
+	crafted_stop
 	cleanup_all_ns
 	rm -f "$TMP_SAVE1" "$TMP_SAVE2"
 }
@@ -70,6 +71,16 @@ elem_counters()
 				print p, b; found = 1
 			}
 			END { if (!found) print "none" }'
+}
+
+# elem_packets SET ELEMENT: the packets counted by ELEMENT of SET (0 if
+# it is not in the set)
+elem_packets()
+{
+	local c
+
+	c=$(elem_counters "$@")
+	echo "${c%% *}" | sed 's/^none$/0/'
 }
 
 # $1 set, $2 element, $3 packets, $4 bytes
@@ -178,16 +189,19 @@ test_timeout()
 
 	RET=0
 	# Long enough for the pings and the counters to be read before the
-	# element expires, however slow the guest: its expiry is then waited
-	# for, not slept for.  The default timeout outlives that wait.
+	# element expires, however slow the guest; then the element is given
+	# 1 s with add -exist, and its expiry is waited for, not slept for.
+	# The default timeout outlives that wait.
 	r2 ipset create brief hash:sr6 timeout 600 counters
-	r2 ipset add brief "$LIST_A" timeout 15
+	r2 ipset add brief "$LIST_A" timeout 300
 	r2 ipset add brief "$LIST_E"
 	r2 "$IPT" -t mangle -I FORWARD -m set --match-set brief src
 	ping_flow fd00:d::a 2 0.1
 	check_elem brief "$LIST_A" 2 $((2 * LEN_A))
+	r2 ipset add brief "$LIST_A" timeout 1 -exist
+	check_err $? "add -exist could not shorten the timeout"
 	slowwait 120 elem_gone brief "$LIST_A"
-	check_err $? "the element did not expire within 120 s of its 15"
+	check_err $? "the element did not expire within 120 s of its 1"
 	before=$(rule_counters FORWARD | head -n 1)
 	ping_flow fd00:d::a 2 0.1
 	after=$(rule_counters FORWARD | head -n 1)
@@ -338,14 +352,20 @@ test_malformed()
 		before=$(elem_counters crafted "$LIST_A")
 		send_crafted "$mac" "$kind"
 		check_err $? "cannot send a crafted packet"
-		sleep 0.5
-		after=$(elem_counters crafted "$LIST_A")
+		slowwait "$CRAFTED_WAIT" until_counter_is ">= $((seen + 1))" \
+			crafted_seen "$IPT" > /dev/null
 		[ "$(crafted_seen "$IPT")" = $((seen + 1)) ]
 		check_err $? "the crafted packet did not reach r2"
 		case $kind in
-		good|segleft-le+1|tlv) want=$((${before%% *} + 1)) ;;
+		good|segleft-le+1|tlv)
+			# counted by the rule after the one that saw it
+			want=$((${before%% *} + 1))
+			slowwait "$CRAFTED_WAIT" until_counter_is ">= $want" \
+				elem_packets crafted "$LIST_A" > /dev/null
+			;;
 		*) want=${before%% *} ;;
 		esac
+		after=$(elem_counters crafted "$LIST_A")
 		[ "${after%% *}" = "$want" ]
 		check_err $? "counters went from $before to $after"
 		case $kind in

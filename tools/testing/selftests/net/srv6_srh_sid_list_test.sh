@@ -33,6 +33,7 @@ IPT_RESTORE=
 
 cleanup()
 {
+	crafted_stop
 	cleanup_all_ns
 	rm -f "$TMP_SAVE1" "$TMP_SAVE2"
 }
@@ -44,6 +45,12 @@ counters()
 {
 	ip netns exec "$1" "$IPT" -t mangle -L "$2" -n -v -x |
 		awk 'NR > 2 { print $1 }'
+}
+
+# rule_count NS CHAIN N: the packets rule N of CHAIN counted
+rule_count()
+{
+	counters "$1" "$2" | sed -n "${3}p"
 }
 
 # $1 $2: netns and chain; $3...: "rule=packets" expectations, rules counted
@@ -153,11 +160,16 @@ test_malformed()
 		mapfile -t BEFORE < <(counters "$r2" mon)
 		send_crafted "$mac" "$kind"
 		check_err $? "cannot send a crafted packet"
-		sleep 0.5
+		slowwait "$CRAFTED_WAIT" until_counter_is ">= $((seen + 1))" \
+			crafted_seen "$IPT" > /dev/null
 		[ "$(crafted_seen "$IPT")" = $((seen + 1)) ]
 		check_err $? "the crafted packet did not reach r2"
 		case $kind in
 		good|tlv)
+			# r2 counts it in raw PREROUTING, then in mon
+			slowwait "$CRAFTED_WAIT" until_counter_is \
+				">= $((BEFORE[0] + 1))" rule_count "$r2" mon 1 \
+				> /dev/null
 			check_counts "$r2" mon 1=1 8=0
 			log_test "$IPT: a crafted SRH ($kind) with list A matches list A"
 			;;

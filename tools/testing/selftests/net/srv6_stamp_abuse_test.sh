@@ -86,13 +86,15 @@ setup()
 	local ns
 
 	setup_ns atk a b || exit "$ksft_skip"
-	ip link add e1 netns "$atk" type veth peer name e1 netns "$a"
-	ip link add e2 netns "$a" type veth peer name e2 netns "$b"
+	# the links come after default.accept_dad=0: a device takes its
+	# defaults when it is made, and an address in DAD is not usable
 	for ns in "$atk" "$a" "$b"; do
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
 		ip -n "$ns" link set lo up
 	done
+	ip link add e1 netns "$atk" type veth peer name e1 netns "$a"
+	ip link add e2 netns "$a" type veth peer name e2 netns "$b"
 	ip -n "$atk" link set e1 up
 	ip -n "$a" link set e1 up
 	ip -n "$a" link set e2 up

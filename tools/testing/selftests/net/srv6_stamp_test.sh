@@ -53,16 +53,21 @@ stat()
 	ip -n "$refl" -s -j stamp "$1" show | jq ".[0].stats.$2 // -1"
 }
 
+# stat_wait KIND COUNTER N: wait until COUNTER has reached N, as the packets
+# a check counts may still be on their way when the sender stops waiting
+# for a reply; the check that follows reads the counter
+stat_wait()
+{
+	slowwait 60 until_counter_is ">= $3" stat "$1" "$2" > /dev/null
+}
+
 setup()
 {
 	local ns
 
 	setup_ns snd r2 r3 refl || exit "$ksft_skip"
-	veth_link "$snd" e2 "$r2" e1
-	veth_link "$snd" e3 "$r3" e1
-	veth_link "$refl" e2 "$r2" e4
-	veth_link "$refl" e3 "$r3" e4
-
+	# the links come after default.accept_dad=0: a device takes its
+	# defaults when it is made, and an address in DAD is not usable
 	for ns in "$snd" "$r2" "$r3" "$refl"; do
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
 		ip netns exec "$ns" sysctl -wq net.ipv4.ip_forward=1
@@ -72,6 +77,10 @@ setup()
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
 		ip -n "$ns" link set lo up
 	done
+	veth_link "$snd" e2 "$r2" e1
+	veth_link "$snd" e3 "$r3" e1
+	veth_link "$refl" e2 "$r2" e4
+	veth_link "$refl" e3 "$r3" e4
 	for dev in e2 e3; do
 		ip netns exec "$snd" sysctl -wq net.ipv6.conf."$dev".seg6_enabled=1
 		ip netns exec "$refl" sysctl -wq net.ipv6.conf."$dev".seg6_enabled=1
@@ -403,6 +412,7 @@ ip -n "$refl" stamp reflector del
 ip -n "$refl" stamp reflector add mode stateful
 check_sender "stateful: no session, no reply" none "$REFL6" --ssid 9
 RET=0
+stat_wait reflector drop_no_session 3
 [ "$(stat reflector drop_no_session)" -ge 3 ]
 check_err $? "drop_no_session $(stat reflector drop_no_session)"
 log_test "stateful: drops without a session are counted"
@@ -424,10 +434,12 @@ RET=0
 d0=$(stat session drop_auth); m0=$(stat reflector drop_malformed)
 sender none "$REFL6" --port 863 --ssid 11 --key "${KEY/00/ff}" >/dev/null
 check_err $? "a wrong key got a reply"
+stat_wait session drop_auth $((d0 + 3))
 [ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
 check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
 sender none "$REFL6" --port 863 --ssid 11 >/dev/null
 check_err $? "an unauthenticated (44-byte) packet got a reply"
+stat_wait reflector drop_malformed $((m0 + 3))
 [ "$(stat reflector drop_malformed)" -eq $((m0 + 3)) ]
 check_err $? "drop_malformed $(stat reflector drop_malformed), want $((m0 + 3))"
 log_test "authenticated: wrong HMAC and unauthenticated packets dropped, counted"
@@ -444,6 +456,7 @@ ip -n "$refl" stamp reflector add
 check_sender "truncated test packets (43 bytes) are not answered" \
 	none "$REFL6" --length 43
 RET=0
+stat_wait reflector drop_malformed 3
 [ "$(stat reflector drop_malformed)" -ge 3 ]
 check_err $? "drop_malformed $(stat reflector drop_malformed)"
 log_test "truncated test packets are counted"
@@ -565,6 +578,7 @@ ip -n "$refl" stamp session change ssid 31 peer "$SND6" key "$KEY"
 check_err $? "session change failed"
 sender none "$REFL6" --ssid 31 >/dev/null
 check_err $? "a session changed to a key answered an unauthenticated packet"
+stat_wait session drop_auth $((d0 + 3))
 [ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
 check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
 [ "$(show_j session '.[0] | "\(.key) \(.return_segs | length)"')" = "true 0" ]
