@@ -554,6 +554,25 @@ monitors_start()
 	sleep 1
 }
 
+# monitors_wait NAME KIND N: wait until every node's monitor has at least N
+# events of KIND (60 s), so that monitors_stop cuts none of them off on a
+# slow guest; a check that expects fewer waits for nothing
+monitors_wait()
+{
+	local node
+
+	for node in alpha beta gamma; do
+		slowwait 60 events_of_kind "$tmp/$1-$node.json" "$2" "$3"
+	done
+}
+
+# events_of_kind FILE KIND N: FILE has at least N events of KIND
+events_of_kind()
+{
+	[ "$(jq -s --arg k "$2" '[.[] | select(.event == $k)] | length' \
+		"$1" 2> /dev/null)" -ge "$3" ] 2> /dev/null
+}
+
 # the events of packets sent a second ago are out: stop listening
 monitors_stop()
 {
@@ -583,6 +602,7 @@ test_dex()
 	check_err $? "route with a DEX option refused"
 	monitors_start "dex-$mode"
 	capture "dex-$mode" send "$GLO" 3
+	monitors_wait "dex-$mode" dex 3
 	monitors_stop
 
 	# on the wire: one DEX option in the Hop-by-Hop header, after the
@@ -640,6 +660,62 @@ test_dex_rate()
 	[ "$n" = 0 ]
 	check_err $? "gamma (rate 0) exported $n"
 	log_test "DEX exports limited by net.ipv6.ioam6_dex_rate"
+}
+
+# --- a schema of the maximum length --------------------------------------------------
+# 255 words of data, the most a schema holds (upstream fixed a wraparound of
+# its length after the 6.12 base, and ip sent it with strlen() of a full,
+# unterminated buffer): no trace can take its Opaque State Snapshot, so the
+# node sets the Overflow flag and writes nothing; a DEX export carries the
+# whole snapshot, its header and the 1020 bytes.
+test_schema_max()
+{
+	local data want node out
+
+	RET=0
+	data=$(head -c 1020 /dev/zero | tr '\0' s)
+	for node in alpha beta gamma; do
+		ip -n "${!node}" ioam schema add 777 "$data" &&
+			ip -n "${!node}" ioam namespace set 123 schema 777
+		check_err $? "$node: a schema of 1020 bytes refused"
+	done
+	# "schema 777 [namespace 123], data: 73 73 ...": bytes, and how
+	# many of them are "s"
+	out=$(ip -n "$alpha" ioam schema show | awk '$2 == 777 {
+		sub(/.*data:/, "")
+		for (i = 1; i <= NF; i++)
+			n += $i == "73"
+		print NF, n }')
+	[ "$out" = "1020 1020" ]
+	check_err $? "the schema holds (bytes, of them right): $out"
+
+	# bit 22 only: the snapshot alone, 4 + 1020 bytes, in 244 bytes
+	set_route encap trace prealloc type 0x000002 ns 123 size 244
+	capture schema-trace send "$GLO" 1
+	out=$(jq -c '[.[] | .hbh[] | select(.kind == "trace")
+		      | [.overflow, .remlen, (.nodes | length),
+			 (.empty | test("^(00)+$"))]]' "$tmp/schema-trace.json")
+	[ "$out" = "[[1,61,0,true]]" ]
+	check_err $? "trace with the snapshot of a maximum schema: $out"
+
+	set_route encap dex ns 123 type 0x000002
+	monitors_start schema
+	helper "$alpha" send "$GLO" 1
+	monitors_wait schema dex 1
+	monitors_stop
+	want=ff000309$(printf '73%.0s' $(seq 1020))
+	for node in alpha beta gamma; do
+		out=$(jq -s -r '[.[] | select(.event == "dex") | .data] | .[]' \
+			"$tmp/schema-$node.json")
+		[ "$out" = "$want" ]
+		check_err $? "$node's DEX export: ${#out} hex digits, ${out:0:16}..."
+	done
+
+	for node in alpha beta gamma; do
+		ip -n "${!node}" ioam namespace set 123 schema none
+		ip -n "${!node}" ioam schema del 777
+	done
+	log_test "a schema of 1020 bytes: trace overflow, whole DEX export"
 }
 
 # --- malformed options --------------------------------------------------------------
@@ -940,6 +1016,7 @@ for mode in inline encap auto; do
 	test_dex "$mode"
 done
 test_dex_rate
+test_schema_max
 test_malformed
 test_domain_egress
 test_jumbo_egress
