@@ -405,12 +405,6 @@ test_e2e()
 }
 
 # --- events -----------------------------------------------------------------------
-# succeeds once monitor output file $1 holds at least $2 events
-events_at_least()
-{
-	[ "$(jq -s length "$1" 2> /dev/null)" -ge "$2" ] 2> /dev/null
-}
-
 test_monitor()
 {
 	local n
@@ -424,7 +418,7 @@ test_monitor()
 	sleep 1
 	helper "$alpha" send "$GLO" 3 --gap 0.1
 	# two events per packet; then stop listening, however slow the guest
-	slowwait 120 events_at_least "$tmp/monitor.json" 6
+	slowwait 120 until_counter_is ">= 6" events "$tmp/monitor.json" > /dev/null
 	kill "$bg"
 	wait "$bg" 2> /dev/null
 	bg=
@@ -562,15 +556,20 @@ monitors_wait()
 	local node
 
 	for node in alpha beta gamma; do
-		slowwait 60 events_of_kind "$tmp/$1-$node.json" "$2" "$3"
+		slowwait 60 until_counter_is ">= $3" \
+			events "$tmp/$1-$node.json" "$2" > /dev/null
 	done
 }
 
-# events_of_kind FILE KIND N: FILE has at least N events of KIND
-events_of_kind()
+# events FILE [KIND]: how many events monitor output FILE holds (of KIND)
+events()
 {
-	[ "$(jq -s --arg k "$2" '[.[] | select(.event == $k)] | length' \
-		"$1" 2> /dev/null)" -ge "$3" ] 2> /dev/null
+	local n
+
+	n=$(jq -s --arg k "${2-}" \
+		'[.[] | select($k == "" or .event == $k)] | length' \
+		"$1" 2> /dev/null)
+	echo "${n:-0}"
 }
 
 # the events of packets sent a second ago are out: stop listening

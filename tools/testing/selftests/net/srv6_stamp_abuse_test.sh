@@ -57,16 +57,10 @@ stats()
 		jq -r ".[] | select(.port == $2) | [$q] | @tsv"
 }
 
-# wait_stat NS PORT FIELD MIN: until the counter is at least MIN (60 s)
-wait_stat()
+# stat_wait NS PORT FIELD MIN: wait until the counter is at least MIN (60 s)
+stat_wait()
 {
-	local i
-
-	for ((i = 0; i < 600; i++)); do
-		[ "$(stat "$1" "$2" "$3")" -ge "$4" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	slowwait 60 until_counter_is ">= $4" stat "$1" "$2" "$3" > /dev/null
 }
 
 sender()
@@ -147,7 +141,7 @@ check_loop()
 	check_err $? "cannot make the reflectors"
 	spoof "$dst" "$port" "$src" "$sport" "$@"
 	check_err $? "could not send the frame"
-	wait_stat "$a" "$port" rx 1
+	stat_wait "$a" "$port" rx 1
 	check_err $? "the frame never reached A's reflector"
 	# A loop would be thousands of packets a second by now.
 	sleep 1
@@ -203,7 +197,7 @@ check_self_loop()
 
 	RET=0
 	spoof "$A6" "$port" "$A6" "$port" "$@"
-	wait_stat "$a" "$port" rx 1
+	stat_wait "$a" "$port" rx 1
 	check_err $? "the frame never reached the reflector"
 	sleep 1
 	read -r rx tx c <<< "$(stats "$a" "$port" rx tx drop_source)"
@@ -246,7 +240,7 @@ test_pingpong_ports()
 	ip -n "$b" stamp reflector add port 6000
 	spoof "$A6" 5000 "$B6" 6000
 	check_err $? "could not send the frame"
-	wait_stat "$b" 6000 drop_reflected 1
+	stat_wait "$b" 6000 drop_reflected 1
 	check_err $? "B did not see A's reply as a reply"
 	sleep 2
 	arx=$(stat "$a" 5000 rx); atx=$(stat "$a" 5000 tx)
@@ -271,10 +265,10 @@ test_sport_min()
 	check_err $? "sport-min 1 is not dumped back"
 	tx0=$(stat "$a" 5001 tx)
 	spoof "$A6" 5001 "$ATK6" 7
-	wait_stat "$a" 5001 tx $((tx0 + 1))
+	stat_wait "$a" 5001 tx $((tx0 + 1))
 	check_err $? "sport-min 1: a test packet from port 7 was not answered"
 	spoof "$A6" 5001 "$ATK6" 5001
-	wait_stat "$a" 5001 drop_source 1
+	stat_wait "$a" 5001 drop_source 1
 	check_err $? "sport-min 1: the reflector's own port was answered"
 	log_test "sport-min 1 answers port 7, never the reflector's own port"
 	ip -n "$a" stamp reflector del port 5001
