@@ -225,6 +225,19 @@ def cmd_capture(a):
     return 0
 
 
+def cmd_hold(a):
+    """A packet socket on IFACE that reads nothing: each packet the node
+    receives there is cloned into its queue, so the stack's own skb is
+    cloned too, and a node that writes into it must first give it a head
+    of its own (skb_ensure_writable())."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.bind((a.iface, 0))
+    open(a.ready, 'w').close()
+    time.sleep(a.timeout)
+    s.close()
+    return 0
+
+
 def ext_hdr(opts):
     """A Hop-by-Hop or Destination Options header (next header left 0 for
     the kernel to set) around option bytes, padded to 8n with PadN."""
@@ -423,6 +436,10 @@ def main():
     c.add_argument('--stop')
     c.add_argument('--quiet', type=float, default=2)
     c.add_argument('--outgoing', action='store_true')
+    c = sub.add_parser('hold')
+    c.add_argument('iface')
+    c.add_argument('ready')
+    c.add_argument('--timeout', type=float, default=300)
     c = sub.add_parser('send')
     c.add_argument('dst')
     c.add_argument('count', type=int)
@@ -454,8 +471,8 @@ def main():
     c = sub.add_parser('oracle')
     c.add_argument('file')
     a = ap.parse_args()
-    return {'capture': cmd_capture, 'send': cmd_send, 'recv': cmd_recv,
-            'oracle': cmd_oracle, 'spoof': cmd_spoof,
+    return {'capture': cmd_capture, 'hold': cmd_hold, 'send': cmd_send,
+            'recv': cmd_recv, 'oracle': cmd_oracle, 'spoof': cmd_spoof,
             'jumbo': cmd_jumbo}[a.cmd](a)
 
 
