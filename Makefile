@@ -185,12 +185,16 @@ check-debug-run: kernel tools kselftest-install
 		SELFTEST_TIMEOUT=$${SELFTEST_TIMEOUT:-4500} \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
-# Packet fuzzing, net/srv6_fuzz_test.sh, on the debug kernel: FUZZ_COUNT
-# (100000) mutated packets per target after the truncations, seed FUZZ_SEED
-# (1).  make check runs the same test on the plain kernel with 3000.
+# Packet and netlink fuzzing on the debug kernel: net/srv6_fuzz_test.sh,
+# FUZZ_COUNT (100000) mutated packets per target after the truncations,
+# seed FUZZ_SEED (1); net/srv6_nlfuzz_test.sh, NLFUZZ_COUNT (20000)
+# requests per family and mode, seed NLFUZZ_SEED (1).  make check runs the
+# same tests on the plain kernel with 3000 each.
 fuzz:
-	@$(MAKE) --no-print-directory DEBUG=1 TESTS=net/srv6_fuzz_test.sh \
-		FUZZ_COUNT=$${FUZZ_COUNT:-100000} check-debug-run
+	@$(MAKE) --no-print-directory DEBUG=1 \
+		TESTS="net/srv6_fuzz_test.sh net/srv6_nlfuzz_test.sh" \
+		FUZZ_COUNT=$${FUZZ_COUNT:-100000} \
+		NLFUZZ_COUNT=$${NLFUZZ_COUNT:-20000} check-debug-run
 
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and
