@@ -18,10 +18,12 @@
 # Each target passes if the frames reached the SUT, its parser saw them
 # (a counter that only it moves), the kernel log holds no report of a
 # bug, and the SUT still forwards over End, reflects STAMP and answers
-# pings afterwards.  Then the three targets' packets are sent at once
-# while every object they meet is deleted and added again, replaced or
-# changed, CHURN_ROUNDS times (churn_once): no command may fail, and the
-# same checks hold afterwards.  On a debug kernel (make check-debug) the
+# pings afterwards.  Then the three targets' packets go to a node of
+# their own configured as the SUT is, which is deleted under them,
+# NETNS_ROUNDS times (netns_churn).  Then they are sent at once at the
+# SUT while every object they meet is deleted and added again, replaced
+# or changed, CHURN_ROUNDS times (churn_once).  In both no command may
+# fail, and the same checks hold afterwards.  On a debug kernel (make check-debug) the
 # harness also fails the test on any KASAN, UBSAN, lockdep or RCU report.
 #
 # FUZZ_COUNT (default 3000) sets the mutated packets per target; make
@@ -43,7 +45,7 @@ readonly RCV_SID=fc00:b::e
 readonly ATK6=2001:db8:1::9
 readonly KEY=00112233445566778899aabbccddeeff
 # what the kernel logs when something is wrong, debug kernel or not
-readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
+readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU|unregister_netdevice: waiting'
 
 cleanup()
 {
@@ -74,23 +76,16 @@ setup()
 	veth_link "$sut" e2 "$rcv" e2 2001:db8:2::1/64 2001:db8:2::2/64 ||
 		return
 	ip -n "$atk" addr add 10.0.1.9/24 dev e1 &&
-	ip -n "$sut" addr add 10.0.1.1/24 dev e1 &&
-	ip -n "$sut" addr add "$REFL6"/128 dev lo &&
 	ip -n "$rcv" addr add "$RCV6"/128 dev lo || return
 	ip -n "$atk" -6 route add fc00::/16 via "$SUT6" &&
-	ip -n "$rcv" -6 route add default via 2001:db8:2::1 &&
-	ip -n "$sut" -6 route add fc00:b::/64 via 2001:db8:2::2 || return
-	ip netns exec "$sut" sysctl -wq net.ipv6.conf.all.forwarding=1
-	# SRH with segments left 0 to atk (session 7's return path), the SUT
-	# or rcv: accepted, not dropped
-	for ns in "$atk" "$sut" "$rcv"; do
+	ip -n "$rcv" -6 route add default via 2001:db8:2::1 || return
+	# SRH with segments left 0 to atk (session 7's return path) or rcv:
+	# accepted, not dropped
+	for ns in "$atk" "$rcv"; do
 		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.seg6_enabled=1
 	done
 	ip netns exec "$atk" sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
-	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
 	ip netns exec "$rcv" sysctl -wq net.ipv6.conf.e2.seg6_enabled=1
-	ip -n "$sut" -6 route add "$SID"/128 encap seg6local action End \
-		dev e2 || return
 	# session 7's return path goes over an End SID of rcv
 	ip netns exec "$rcv" sysctl -wq net.ipv6.conf.all.forwarding=1
 	ip -n "$rcv" -6 route add "$RCV_SID"/128 encap seg6local action End \
@@ -98,45 +93,62 @@ setup()
 	# the check ping of atk goes to rcv over the End SID
 	ip -n "$atk" -6 route add "$RCV6"/128 encap seg6 mode inline \
 		segs "$SID" dev e1 || return
+	configure "$sut" || return
+	amac=$(ip -n "$sut" -j link show e1 | jq -r '.[0].address')
+}
+
+# configure NS: every packet parser of ours in NS, whose e1 faces atk
+# (2001:db8:1::1/64 on it) and e2 rcv (2001:db8:2::1/64)
+configure()
+{
+	local ns=$1 ch
+	local s="ip netns exec $ns"
+
+	ip -n "$ns" addr add 10.0.1.1/24 dev e1 &&
+	ip -n "$ns" addr add "$REFL6"/128 dev lo &&
+	ip -n "$ns" -6 route add fc00:b::/64 via 2001:db8:2::2 || return
+	$s sysctl -wq net.ipv6.conf.all.forwarding=1
+	$s sysctl -wq net.ipv6.conf.all.seg6_enabled=1
+	$s sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
+	ip -n "$ns" -6 route add "$SID"/128 encap seg6local action End \
+		dev e2 || return
 
 	# SRH parsers: ip6t_srh --srh-sid-list both ways round, and a
 	# hash:sr6 set with counters, in PREROUTING (every packet) and FORWARD
-	ip netns exec "$sut" ipset create flows hash:sr6 counters &&
-	ip netns exec "$sut" ipset add flows "$SID,$RCV6" || return
-	local ch
+	$s ipset create flows hash:sr6 counters &&
+	$s ipset add flows "$SID,$RCV6" || return
 	for ch in PREROUTING FORWARD; do
-		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+		$s ip6tables -t mangle -A "$ch" \
 			-m srh --srh-sid-list "$SID,$RCV6" &&
-		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+		$s ip6tables -t mangle -A "$ch" \
 			-m srh ! --srh-sid-list "$SID,$RCV6" &&
-		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+		$s ip6tables -t mangle -A "$ch" \
 			-m set --match-set flows src &&
-		ip netns exec "$sut" ip6tables -t mangle -A "$ch" \
+		$s ip6tables -t mangle -A "$ch" \
 			-m set ! --match-set flows dst || return
 	done
 
 	# STAMP: stateless on 862, authenticated on 863, stateful on 864;
 	# the sessions of srv6_fuzz.py's packets: 7 with an SRv6 return path
 	# (back over rcv's End SID), 9 stateful, 11 with a key
-	ip -n "$sut" stamp reflector add &&
-	ip -n "$sut" stamp reflector add port 863 auth &&
-	ip -n "$sut" stamp reflector add port 864 mode stateful &&
-	ip -n "$sut" stamp session add ssid 7 peer "$ATK6" \
+	ip -n "$ns" stamp reflector add &&
+	ip -n "$ns" stamp reflector add port 863 auth &&
+	ip -n "$ns" stamp reflector add port 864 mode stateful &&
+	ip -n "$ns" stamp session add ssid 7 peer "$ATK6" \
 		return-segs "$RCV_SID,$ATK6" &&
-	ip -n "$sut" stamp session add ssid 9 &&
-	ip -n "$sut" stamp session add ssid 11 key "$KEY" || return
+	ip -n "$ns" stamp session add ssid 9 &&
+	ip -n "$ns" stamp session add ssid 11 key "$KEY" || return
 
 	# IOAM: namespaces 123 and 124, e1 inside the domain, e2 its egress
 	# (traces removed), Direct Export and Edge-to-Edge events
-	ip netns exec "$sut" sysctl -wq net.ipv6.ioam6_id=1
-	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e1.ioam6_enabled=1
-	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e1.ioam6_id=11
-	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e2.ioam6_id=12
-	ip netns exec "$sut" sysctl -wq net.ipv6.conf.e2.ioam6_domain_egress=1
-	ip netns exec "$sut" sysctl -wq net.ipv6.ioam6_dex_rate=1000
-	ip -n "$sut" ioam namespace add 123 data 0xdeadbee0 &&
-	ip -n "$sut" ioam namespace add 124 || return
-	amac=$(ip -n "$sut" -j link show e1 | jq -r '.[0].address')
+	$s sysctl -wq net.ipv6.ioam6_id=1
+	$s sysctl -wq net.ipv6.conf.e1.ioam6_enabled=1
+	$s sysctl -wq net.ipv6.conf.e1.ioam6_id=11
+	$s sysctl -wq net.ipv6.conf.e2.ioam6_id=12
+	$s sysctl -wq net.ipv6.conf.e2.ioam6_domain_egress=1
+	$s sysctl -wq net.ipv6.ioam6_dex_rate=1000
+	ip -n "$ns" ioam namespace add 123 data 0xdeadbee0 &&
+	ip -n "$ns" ioam namespace add 124
 }
 
 # counter NS DEV FIELD: a statistic of DEV in NS (rx.packets, ...)
@@ -295,6 +307,118 @@ post_ioam()
 	echo "# ioam: forwarded $((fw1 - fw0)) packets, Edge-to-Edge flows $e2e"
 }
 
+# traffic_start IFACE DMAC COUNT: the three targets' packets from atk out
+# of IFACE to DMAC, runs of COUNT mutations after the truncations with a new
+# seed each, until traffic_stop; a run that ends well adds a line to
+# $tmp/runs.  DMAC "-": the MAC address in $tmp/vmac, read before each run
+# (none there: the run waits), and a failed run is tried again, as the
+# node it sends to may be gone.  traffic_stop fails if a run failed that
+# may not.
+traffic_start()
+{
+	local t
+
+	rm -f "$tmp/stop" "$tmp/runs"
+	traffic=()
+	for t in srh stamp ioam; do
+		(
+			seed=$SEED
+			while [ ! -e "$tmp/stop" ]; do
+				seed=$((seed + 1000))
+				dmac=$2
+				if [ "$dmac" = - ] &&
+				   ! dmac=$(cat "$tmp/vmac" 2> /dev/null); then
+					sleep 0.2
+					continue
+				fi
+				if ip netns exec "$atk" python3 ./srv6_fuzz.py send \
+					--target "$t" --seed "$seed" --count "$3" \
+					--iface "$1" --dmac "$dmac" > /dev/null \
+					2> "$tmp/traffic-$t.err"; then
+					echo >> "$tmp/runs"
+				elif [ "$2" != - ]; then
+					cat "$tmp/traffic-$t.err" >&2
+					exit 1
+				fi
+			done
+		) &
+		traffic+=($!)
+	done
+}
+
+traffic_stop()
+{
+	local pid rc=0
+
+	touch "$tmp/stop"
+	for pid in "${traffic[@]}"; do
+		wait "$pid" || rc=1
+	done
+	traffic=()
+	return $rc
+}
+
+vic_in()
+{
+	ip netns exec "$vic" awk '$1 == "Ip6InReceives" { print $2 }' \
+		/proc/net/snmp6
+}
+
+no_e3()
+{
+	! ip -n "$atk" link show e3 &> /dev/null
+}
+
+# The three targets' packets at a node of their own, vic, configured as the
+# SUT is (configure) and deleted while they flow, NETNS_ROUNDS (default 3)
+# times, from atk over a veth of its own (e3): every object of ours goes
+# away with its namespace under traffic.  No command may fail, and the
+# kernel log must stay clean; a device of a deleted namespace that never
+# gets its references back shows there too ("unregister_netdevice: waiting
+# for"), within the 10 s the churn phase after this one takes, and on the
+# debug kernel kmemleak sees what a namespace left behind.
+netns_churn()
+{
+	local round failed="" s0 runs
+
+	RET=0
+	s0=$(splats)
+	rm -f "$tmp/vmac"
+	traffic_start e3 - 300
+	for ((round = 0; round < ${NETNS_ROUNDS:-3}; round++)); do
+		setup_ns vic || { failed+=" setup_ns"; break; }
+		ip netns exec "$vic" sysctl -wq net.ipv6.conf.all.accept_dad=0
+		ip netns exec "$vic" sysctl -wq net.ipv6.conf.default.accept_dad=0
+		ip -n "$vic" link set lo up
+		veth_link "$atk" e3 "$vic" e1 &&
+			ip -n "$vic" addr add "$SUT6"/64 dev e1 &&
+			ip -n "$vic" link add e2 type dummy &&
+			ip -n "$vic" link set e2 up &&
+			ip -n "$vic" addr add 2001:db8:2::1/64 dev e2 &&
+			configure "$vic" ||
+			{ failed+=" configure($round)"; break; }
+		ip -n "$vic" -j link show e1 | jq -r '.[0].address' \
+			> "$tmp/vmac.new" && mv "$tmp/vmac.new" "$tmp/vmac"
+		# deleted once its parsers are busy
+		slowwait 120 until_counter_is ">= 200" vic_in > /dev/null ||
+			failed+=" traffic($round)"
+		rm -f "$tmp/vmac"
+		cleanup_ns "$vic" || failed+=" delete($round)"
+		slowwait 60 no_e3 || failed+=" e3($round)"
+	done
+	# runs cut short by a deletion fail: not counted
+	traffic_stop
+	runs=$(wc -l < "$tmp/runs" 2>/dev/null)
+	[ -z "$failed" ]
+	check_err $? "failed: $failed"
+	echo "# netns churn: $round namespaces deleted under traffic," \
+		"${runs:-0} fuzzer runs to them completed"
+	check_alive
+	[ "$(splats)" -eq "$s0" ]
+	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	log_test "netns churn: namespaces with all our objects deleted under traffic"
+}
+
 # one round of reconfiguration of every object the packets meet, each
 # left as setup made it; prints the commands that failed
 churn_once()
@@ -330,30 +454,12 @@ churn()
 
 	RET=0
 	s0=$(splats)
-	traffic=()
-	for t in srh stamp ioam; do
-		(
-			seed=$SEED
-			while [ ! -e "$tmp/stop" ]; do
-				seed=$((seed + 1000))
-				ip netns exec "$atk" python3 ./srv6_fuzz.py send \
-					--target "$t" --seed "$seed" --count 1000 \
-					--iface e1 --dmac "$amac" > /dev/null ||
-					exit 1
-				echo >> "$tmp/runs"
-			done
-		) &
-		traffic+=($!)
-	done
+	traffic_start e1 "$amac" 1000
 	for ((rounds = 0; rounds < ${CHURN_ROUNDS:-10}; rounds++)); do
 		failed+=$(churn_once)
 	done
-	touch "$tmp/stop"
-	for t in "${traffic[@]}"; do
-		wait "$t"
-		check_err $? "srv6_fuzz.py failed"
-	done
-	traffic=()
+	traffic_stop
+	check_err $? "srv6_fuzz.py failed"
 	sent=$(wc -l < "$tmp/runs" 2>/dev/null)
 	[ -z "$failed" ]
 	check_err $? "commands failed under traffic: $failed"
@@ -377,6 +483,7 @@ log_test "before: the SUT forwards, reflects and answers"
 run srh "SRH (ip6t_srh, hash:sr6, End)"
 run stamp "STAMP reflectors"
 run ioam "IOAM6 trace, DEX, E2E, domain egress"
+netns_churn
 churn
 
 exit "$EXIT_STATUS"
