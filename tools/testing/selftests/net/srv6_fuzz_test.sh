@@ -45,7 +45,8 @@ readonly RCV_SID=fc00:b::e
 readonly ATK6=2001:db8:1::9
 readonly KEY=00112233445566778899aabbccddeeff
 # what the kernel logs when something is wrong, debug kernel or not
-readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU|unregister_netdevice: waiting'
+readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU|'\
+'unregister_netdevice: waiting'
 
 cleanup()
 {
