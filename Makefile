@@ -49,6 +49,18 @@ KOBJ      := $(BUILD)/kbuild-debug$(SFX)
 RESULTS   := $(BUILD)/results-debug$(SFX)
 FRAGMENTS += $(TOP)/config/debug.config
 endif
+# COVERAGE=1: the coverage kernel (config/coverage.config on top): gcov on
+# the objects of our packet parsers, COV_OBJS, for make coverage.
+COVERAGE  ?= 0
+COV_OBJS  := ip6t_srh.o ip_set_hash_sr6.o stamp_core.o ioam6.o exthdrs.o \
+	     ioam6_iptunnel.o seg6_local.o
+KMAKE_EXTRA :=
+ifeq ($(COVERAGE),1)
+KOBJ      := $(BUILD)/kbuild-cov$(SFX)
+RESULTS   := $(BUILD)/results-cov$(SFX)
+FRAGMENTS += $(TOP)/config/coverage.config
+KMAKE_EXTRA := $(foreach o,$(COV_OBJS),GCOV_PROFILE_$(o)=y)
+endif
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
 CACHE_DIR ?= $(HOME)/.cache/srv6-oam
 CCACHE_DIR ?= $(HOME)/.cache/ccache
@@ -81,7 +93,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
-	check check-debug check-debug-run fuzz check-host check-harness demo bench insn bench-bpf gate series series-build \
+	check check-debug check-debug-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
 
@@ -106,7 +118,8 @@ $(KOBJ)/.config: $(FRAGMENTS) scripts/kernel-config.sh | tree
 
 kernel: tree $(KOBJ)/.config
 	@echo "kernel: $$(cat $(KSRC)/.git/srv6-oam-base) + $$(git -C $(KSRC) rev-list --count base..srv6-oam) srv6-oam patches"
-	@$(call stage,kernel,$(MAKE) -s -C $(KSRC) O=$(KOBJ) -j$(JOBS) CC="ccache gcc" bzImage headers)
+	@$(call stage,kernel,$(MAKE) -s -C $(KSRC) O=$(KOBJ) -j$(JOBS) CC="ccache gcc" \
+		$(KMAKE_EXTRA) bzImage headers)
 	@echo "kernel: $(BZIMAGE) ($$(make -s -C $(KSRC) O=$(KOBJ) kernelrelease))"
 
 # The stock kernel: branch base of the tree (no patch of ours), same config
@@ -195,6 +208,23 @@ fuzz:
 		TESTS="net/srv6_fuzz_test.sh net/srv6_nlfuzz_test.sh" \
 		FUZZ_COUNT=$${FUZZ_COUNT:-100000} \
 		NLFUZZ_COUNT=$${NLFUZZ_COUNT:-20000} check-debug-run
+
+# Line coverage of our packet parsers (config/coverage-functions) under the
+# packet fuzzer, on the coverage kernel (COVERAGE=1: gcov on COV_OBJS):
+# FUZZ_COUNT (10000) mutated packets per target; the counts are copied out
+# of the guest and scripts/coverage-report.py reports, per file, the lines
+# run and those never run.  TESTS="..." runs other tests for the counts.
+coverage:
+	@$(MAKE) --no-print-directory COVERAGE=1 coverage-run
+coverage-run: kernel tools kselftest-install
+	@rm -rf $(RESULTS)/gcov
+	@mkdir -p $(RESULTS)/gcov
+	@$(call stage,coverage,GCOV_OUT=$(RESULTS)/gcov \
+		FUZZ_COUNT=$${FUZZ_COUNT:-10000} \
+		TESTS="$${TESTS:-net/srv6_fuzz_test.sh}" \
+		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS) && \
+		scripts/coverage-report.py $(KOBJ) $(RESULTS)/gcov \
+			$(TOP)/config/coverage-functions $(RESULTS)/coverage.json)
 
 # The tests that need no guest, on the host (seconds, no privileges):
 # stamp-sender against a Scapy-built Session-Reflector on the loopback, and

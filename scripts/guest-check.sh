@@ -174,4 +174,19 @@ if [ "$splats" = 1 ]; then
 	echo "# kmemleak: $res ($rc)"
 	printf '%s %s %s %s\n' "$res" "$rc" "$(( $(date +%s) - start ))" kmemleak >> "$results/record"
 fi
+# GCOV_OUT=DIR (make coverage, on the coverage kernel): the counts of the
+# objects gcov profiles, copied out of debugfs after the last test, under
+# their paths there (the build directory's absolute path, then the
+# object's).
+if [ -n "${GCOV_OUT:-}" ]; then
+	gc=/sys/kernel/debug/gcov
+	[ -d "$gc" ] || mount -t debugfs none /sys/kernel/debug
+	n=0
+	while read -r f; do
+		rel=${f#"$gc"}
+		mkdir -p "$GCOV_OUT/$(dirname "$rel")"
+		cat "$f" > "$GCOV_OUT/$rel" && n=$((n + 1))
+	done < <(find "$gc" -name '*.gcda' 2> /dev/null)
+	echo "# gcov: the counts of $n objects in $GCOV_OUT"
+fi
 echo complete > "$results/complete"

@@ -114,8 +114,9 @@ configure()
 	ip -n "$ns" -6 route add "$SID"/128 encap seg6local action End \
 		dev e2 || return
 
-	# SRH parsers: ip6t_srh --srh-sid-list both ways round, and a
-	# hash:sr6 set with counters, in PREROUTING (every packet) and FORWARD
+	# SRH parsers: ip6t_srh --srh-sid-list both ways round, its revision
+	# 1 (previous, next and last SID), and a hash:sr6 set with counters,
+	# in PREROUTING (every packet) and FORWARD
 	$s ipset create flows hash:sr6 counters &&
 	$s ipset add flows "$SID,$RCV6" || return
 	for ch in PREROUTING FORWARD; do
@@ -123,6 +124,8 @@ configure()
 			-m srh --srh-sid-list "$SID,$RCV6" &&
 		$s ip6tables -t mangle -A "$ch" \
 			-m srh ! --srh-sid-list "$SID,$RCV6" &&
+		$s ip6tables -t mangle -A "$ch" -m srh --srh-psid "$SID"/64 \
+			--srh-nsid "$RCV6"/64 ! --srh-lsid "$RCV6" &&
 		$s ip6tables -t mangle -A "$ch" \
 			-m set --match-set flows src &&
 		$s ip6tables -t mangle -A "$ch" \
@@ -148,6 +151,9 @@ configure()
 	$s sysctl -wq net.ipv6.conf.e2.ioam6_id=12
 	$s sysctl -wq net.ipv6.conf.e2.ioam6_domain_egress=1
 	$s sysctl -wq net.ipv6.ioam6_dex_rate=1000
+	# the trace's transit delay and buffer occupancy fields filled
+	$s sysctl -wq net.ipv6.ioam6_transit_delay=1
+	$s sysctl -wq net.ipv6.ioam6_buffer_occupancy=1
 	ip -n "$ns" ioam namespace add 123 data 0xdeadbee0 &&
 	ip -n "$ns" ioam namespace add 124
 }
