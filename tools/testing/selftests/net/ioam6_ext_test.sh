@@ -49,17 +49,19 @@ helper()
 # capture on gamma's veth0 into $tmp/$1.json while "$2..." runs on alpha
 capture()
 {
-	local name=$1
+	local name=$1 count=()
 
 	shift
+	# "send DST N ...": the capture ends with the Nth packet
+	[ "$1" = send ] && count=(--count "$3")
 	rm -f "$tmp/ready" "$tmp/stop"
 	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 280 \
-		--ready "$tmp/ready" --stop "$tmp/stop" &
+		"${count[@]}" --ready "$tmp/ready" --stop "$tmp/stop" &
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
 	helper "$alpha" "$@"
-	# the capture ends once the sender is done and veth0 has been quiet
-	# for 2 s, however long the sender took (within the helper's 300 s)
+	# or once the sender is done and veth0 has been quiet for 2 s,
+	# however long the sender took (within the helper's 300 s)
 	touch "$tmp/stop"
 	wait "$bg"
 	bg=
@@ -68,6 +70,32 @@ capture()
 e2e()
 {
 	ip -n "$gamma" -j ioam e2e show ns 123 src "$1" | jq -c ".[0] // {}"
+}
+
+e2e_rx()
+{
+	e2e "$A" | jq '.rx // 0'
+}
+
+# listens NS: a socket of NS has joined IOAM6's event group ($evgrp), as
+# ip ioam monitor does before it reports anything (/proc/net/netlink shows
+# a socket's first 32 groups; the main part checks that it is one of them)
+listens()
+{
+	local eth groups
+
+	while read -r _ eth _ groups _; do
+		[ "$eth" = 16 ] && ((0x$groups & 1 << (evgrp - 1))) && return 0
+	done < <(ip netns exec "$1" cat /proc/net/netlink)
+	return 1
+}
+
+# udp_in NS: the UDP datagrams NS has taken in, to a socket or not; once
+# it moves, the IPv6 extension headers of that datagram have been processed
+udp_in()
+{
+	ip netns exec "$1" awk '$1 ~ /^Udp6(InDatagrams|NoPorts|InErrors)$/ {
+		n += $2 } END { print n }' /proc/net/snmp6
 }
 
 setup()
@@ -314,6 +342,12 @@ test_data_fields()
 }
 
 # --- E2E counters under netem -----------------------------------------------------
+# the qdisc on beta's veth1 holds no packet
+drained()
+{
+	[ "$(tc -n "$beta" -s -j qdisc show dev veth1 | jq '.[0].qlen')" = 0 ]
+}
+
 # $1 name, $2 netem arguments, $3 packets
 e2e_phase()
 {
@@ -328,8 +362,10 @@ e2e_phase()
 	bg=$!
 	while [ ! -e "$tmp/ready" ]; do sleep 0.1; done
 	helper "$alpha" send "$GLO" "$n" --gap 0.005
-	sleep 1
-	# a few clean packets close the phase, so that every loss is seen
+	# netem has sent what it delayed; a few clean packets close the
+	# phase, so that every loss is seen
+	slowwait 60 drained
+	check_err $? "netem still holds packets"
 	tc -n "$beta" qdisc del dev veth1 root
 	helper "$alpha" send "$GLO" 3 --gap 0.05
 	touch "$tmp/stop"
@@ -370,7 +406,8 @@ test_e2e()
 	ip -n "$gamma" ioam e2e reset
 	tc -n "$beta" qdisc add dev veth1 root netem delay 30ms
 	helper "$alpha" send "$GLO" 10 --gap 0.02
-	sleep 0.5
+	slowwait 60 until_counter_is ">= 10" e2e_rx > /dev/null
+	check_err $? "gamma counted $(e2e_rx) of the 10 packets"
 	tc -n "$beta" qdisc del dev veth1 root
 	got=$(e2e "$A")
 	min=$(echo "$got" | jq '.delay_min // 0')
@@ -415,7 +452,8 @@ test_monitor()
 	ip netns exec "$gamma" timeout 300 ip -j ioam monitor \
 		> "$tmp/monitor.json" 2>"$tmp/monitor.err" &
 	bg=$!
-	sleep 1
+	slowwait 60 listens "$gamma"
+	check_err $? "the monitor did not subscribe"
 	helper "$alpha" send "$GLO" 3 --gap 0.1
 	# two events per packet; then stop listening, however slow the guest
 	slowwait 120 until_counter_is ">= 6" events "$tmp/monitor.json" > /dev/null
@@ -488,7 +526,9 @@ test_cloned()
 }
 
 # E2E events of $1 crafted packets from alpha, counted by a monitor on gamma;
-# prints "events seconds", the seconds the packets took to send
+# prints "events seconds markers", the seconds the packets took to send.  Then a
+# packet with a trace, whose event (not rate limited) is the marker: once
+# it is out, so are the E2E events of the packets before it.
 e2e_events()
 {
 	local n=$1 t0 t1
@@ -496,27 +536,32 @@ e2e_events()
 	ip netns exec "$gamma" timeout 300 ip -j ioam monitor \
 		> "$tmp/e2erate.json" 2>"$tmp/e2erate.err" &
 	mon=$!
-	sleep 1
+	slowwait 60 listens "$gamma"
 	t0=$(date +%s)
 	helper "$alpha" send "$G" "$n" --craft e2e-ok
 	t1=$(date +%s)
-	sleep 1
+	set_route encap trace prealloc type 0x800000 ns 123 size 12
+	helper "$alpha" send "$GLO" 1
+	slowwait 60 until_counter_is ">= 1" events "$tmp/e2erate.json" trace \
+		> /dev/null
 	kill "$mon"
 	wait "$mon" 2>/dev/null
 	mon=
-	echo "$(jq -s '[.[] | select(.event == "e2e")] | length' \
-		"$tmp/e2erate.json") $((t1 - t0))"
+	echo "$(events "$tmp/e2erate.json" e2e) $((t1 - t0))" \
+		"$(events "$tmp/e2erate.json" trace)"
 }
 
 test_e2e_event_rate()
 {
-	local n secs max
+	local n secs marks max
 
 	RET=0
 	ip -n "$gamma" ioam e2e reset
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_event_rate=5
 	check_err $? "no net.ipv6.ioam6_e2e_event_rate"
-	read -r n secs <<< "$(e2e_events 100)"
+	read -r n secs marks <<< "$(e2e_events 100)"
+	[ "$marks" = 1 ]
+	check_err $? "rate 5: $marks marker events of 1"
 	# the burst spans at most secs + 2 of the limiter's one-second windows
 	max=$((5 * (secs + 2)))
 	[ "$n" -ge 5 ] && [ "$n" -le "$max" ]
@@ -526,9 +571,9 @@ test_e2e_event_rate()
 	check_err $? "counters behind the rate limit: $(e2e "$A")"
 
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_event_rate=0
-	read -r n secs <<< "$(e2e_events 10)"
-	[ "$n" = 0 ]
-	check_err $? "rate 0: $n E2E events"
+	read -r n secs marks <<< "$(e2e_events 10)"
+	[ "$n" = 0 ] && [ "$marks" = 1 ]
+	check_err $? "rate 0: $n E2E events, $marks marker events of 1"
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_event_rate=1000
 	ip -n "$gamma" ioam e2e reset
 	log_test "E2E events limited by net.ipv6.ioam6_e2e_event_rate"
@@ -543,24 +588,28 @@ e2e_flows()
 
 test_e2e_spoofed()
 {
-	local deadline n
+	local deadline n u0
 
 	RET=0
 	ip -n "$gamma" ioam e2e reset
 	# no flow ages while the table fills up
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_flow_timeout=3600
 	check_err $? "no net.ipv6.ioam6_e2e_flow_timeout"
+	u0=$(udp_in "$gamma")
 	helper "$alpha" spoof 2001:db8:99:: "$G" 4200
 	check_err $? "cannot send from spoofed sources"
-	deadline=$((SECONDS + 60))
-	while n=$(e2e_flows); [ "$n" != 4096 ] && [ $SECONDS -lt $deadline ]; do
-		sleep 1
-	done
+	# once gamma's UDP has a datagram, its options have been processed
+	slowwait 120 until_counter_is ">= $((u0 + 4200))" udp_in "$gamma" \
+		> /dev/null
+	check_err $? "gamma took in $(($(udp_in "$gamma") - u0)) of 4200 spoofed datagrams"
+	n=$(e2e_flows)
 	[ "$n" = 4096 ]
 	check_err $? "spoofed sources made $n flows, 4096 expected"
 	# the table is full: alpha's flow is not counted
+	u0=$(udp_in "$gamma")
 	helper "$alpha" send "$G" 1 --craft e2e-ok
-	sleep 1
+	slowwait 60 until_counter_is ">= $((u0 + 1))" udp_in "$gamma" > /dev/null
+	check_err $? "gamma's UDP did not receive alpha's packet"
 	[ "$(e2e "$A")" = "{}" ]
 	check_err $? "counted in a full table: $(e2e "$A")"
 
@@ -590,7 +639,7 @@ test_e2e_spoofed()
 # --- Direct Export --------------------------------------------------------------------
 # ip ioam monitor -j on each node, into $tmp/$1-<node>.json, until
 # monitors_stop (the timeout, the helpers' 300 s, only bounds a test that
-# never gets there)
+# never gets there); returns once each of them listens
 monitors_start()
 {
 	local name=$1 node
@@ -601,7 +650,11 @@ monitors_start()
 			> "$tmp/$name-$node.json" 2>"$tmp/$name-$node.err" &
 		mon="$mon $!"
 	done
-	sleep 1
+	for node in alpha beta gamma; do
+		slowwait 60 listens "${!node}"
+		check_err $? "$node's monitor did not subscribe: $(head -c 200 \
+			"$tmp/$name-$node.err")"
+	done
 }
 
 # monitors_wait NAME KIND N: wait until every node's monitor has at least N
@@ -628,10 +681,10 @@ events()
 	echo "${n:-0}"
 }
 
-# the events of packets sent a second ago are out: stop listening
+# stop listening: each test has waited for the events it checks, and for
+# a later marker event where it checks that an event did not come
 monitors_stop()
 {
-	sleep 1
 	# shellcheck disable=SC2086
 	kill $mon
 	# shellcheck disable=SC2086
@@ -691,9 +744,18 @@ test_dex()
 	log_test "$mode: DEX inserted, exported by each node, packet untouched"
 }
 
+# the DEX events in monitor output $1 with a sequence number below $2, or
+# with $2 and $3 = eq
+dex_seq()
+{
+	dex_events "$1" | jq --argjson s "$2" --arg op "${3-lt}" \
+		'map(select(if $op == "eq" then .[2] == $s else .[2] < $s end))
+		 | length'
+}
+
 test_dex_rate()
 {
-	local n
+	local n node
 
 	RET=0
 	set_route encap dex ns 123 type 0x800000 seq
@@ -701,17 +763,25 @@ test_dex_rate()
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_dex_rate=0
 	monitors_start dexrate
 	helper "$alpha" send "$GLO" 10
-	monitors_stop
+	# the marker: the limits lifted, an 11th packet (sequence number 10);
+	# once a node's monitor shows its export, it shows those before it
 	ip netns exec "$beta" sysctl -wq net.ipv6.ioam6_dex_rate=1000
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_dex_rate=1000
-	n=$(dex_events "$tmp/dexrate-alpha.json" | jq length)
+	helper "$alpha" send "$GLO" 1
+	for node in alpha beta gamma; do
+		slowwait 60 until_counter_is ">= 1" \
+			dex_seq "$tmp/dexrate-$node.json" 10 eq > /dev/null
+		check_err $? "$node exported no marker"
+	done
+	monitors_stop
+	n=$(dex_seq "$tmp/dexrate-alpha.json" 10)
 	[ "$n" = 10 ]
 	check_err $? "alpha (rate 1000) exported $n of 10"
 	# a burst of 10 spans one or two of beta's one-second windows
-	n=$(dex_events "$tmp/dexrate-beta.json" | jq length)
+	n=$(dex_seq "$tmp/dexrate-beta.json" 10)
 	[ "$n" -ge 2 ] && [ "$n" -le 4 ]
 	check_err $? "beta (rate 2) exported $n of 10"
-	n=$(dex_events "$tmp/dexrate-gamma.json" | jq length)
+	n=$(dex_seq "$tmp/dexrate-gamma.json" 10)
 	[ "$n" = 0 ]
 	check_err $? "gamma (rate 0) exported $n"
 	log_test "DEX exports limited by net.ipv6.ioam6_dex_rate"
@@ -806,14 +876,23 @@ test_malformed()
 		helper "$alpha" send "$G" 2 --craft "$kind"
 		check_err $? "cannot send $kind"
 	done
+	# the marker: a third dex-ok; once beta's and gamma's monitors show
+	# its export, they show every export of the packets before it
+	helper "$alpha" send "$G" 1 --craft dex-ok
+	for n in beta gamma; do
+		slowwait 60 until_counter_is ">= 5" \
+			events "$tmp/malformed-$n.json" dex > /dev/null
+		check_err $? "$n did not export the marker"
+	done
 	touch "$tmp/stop"
 	wait "$bg"
 	bg=
 	monitors_stop
-	# the six well-formed kinds are delivered, the six others dropped
+	# the six well-formed kinds are delivered (and the marker), the six
+	# others dropped
 	n=$(cat "$tmp/recv")
-	[ "$n" = 12 ]
-	check_err $? "$n packets delivered, 12 expected"
+	[ "$n" = 13 ]
+	check_err $? "$n packets delivered, 13 expected"
 	err1=$(hdr_errors)
 	# the Hop-by-Hop ones are dropped by beta, the first IOAM node
 	[ $((err1 - err0)) = 12 ]
@@ -826,7 +905,8 @@ test_malformed()
 	# beta and gamma export dex-ok and dex-unassigned-ext (its seq, and
 	# the unassigned field skipped), not the unknown namespace
 	for n in beta gamma; do
-		want='[[123,7,9,"ID"],[123,7,9,"ID"],[123,null,9,"ID"],[123,null,9,"ID"]]'
+		want='[[123,7,9,"ID"],[123,7,9,"ID"],[123,null,9,"ID"],'
+		want+='[123,null,9,"ID"],[123,7,9,"ID"]]'
 		want=${want//ID/00000$([ "$n" = beta ] && echo 2 || echo 3)}
 		[ "$(dex_events "$tmp/malformed-$n.json" | jq -c 'map(.[0:4])')" = "$want" ]
 		check_err $? "$n's DEX events: $(dex_events "$tmp/malformed-$n.json")"
@@ -1045,10 +1125,17 @@ test_compat()
 	fi
 }
 
-srv6_require ip tc jq nstat python3
+srv6_require ip tc jq nstat python3 genl
 if ! ip ioam help 2>&1 | grep -q "ioam e2e"; then
 	echo "SKIP: iproute2 without 'ip ioam e2e'"
 	exit "$ksft_skip"
+fi
+evgrp=$(genl ctrl get name IOAM6 | awk '$3 == "name:" && $4 == "ioam6_events" {
+	sub(/^ID-/, "", $2); print $2 }')
+if [ -z "$evgrp" ] || ((evgrp > 32)); then
+	echo "FAIL: IOAM6's event group (${evgrp:-not found}) is not one of" \
+		"the 32 that /proc/net/netlink shows"
+	exit "$ksft_fail"
 fi
 
 tmp=$(mktemp -d)
