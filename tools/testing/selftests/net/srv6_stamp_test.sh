@@ -632,18 +632,20 @@ ip -n "$refl" stamp reflector add
 RET=0
 sender flood "$REFL6" --seconds 4 >/dev/null 2>&1 &
 fl=$!
-for i in 1 2 3 4 5; do
+# five rounds at least, and more for as long as the flood runs
+i=0
+while ((i < 5)) || kill -0 "$fl" 2> /dev/null; do
 	ip -n "$refl" stamp reflector del
 	ip -n "$refl" stamp reflector add
 	ip -n "$refl" stamp reflector change mode stateful
 	ip -n "$refl" stamp session replace ssid 7 peer "$SND6" return-segs "$SID3"
 	ip -n "$refl" stamp session change ssid 7 peer "$SND6" key "$KEY"
-	sleep 0.3
+	i=$((i + 1))
 done
 ip -n "$refl" stamp session add ssid 3 peer "$SND6" return-segs "$SID3" key "$KEY"
 wait "$fl"
+# a namespace being torn down does not stand in a new one's way
 ip netns del "$refl"
-sleep 1
 ip netns add stamp-after
 ip -n stamp-after link set lo up
 ip -n stamp-after stamp reflector add
