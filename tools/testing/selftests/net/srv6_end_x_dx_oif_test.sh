@@ -67,6 +67,12 @@ sid_errors()
 	ip -n "$r" -6 -s -j route show "$1" | jq '.[0].stats64.errors // -1'
 }
 
+# the errors of End.DX4 and End.DX6 together
+dx_errors()
+{
+	echo $(($(sid_errors fc00:e::d4) + $(sid_errors fc00:e::d6)))
+}
+
 setup()
 {
 	setup_ns src r na nb other || exit "$ksft_skip"
@@ -548,7 +554,8 @@ test_malformed()
 		sendp(bad, iface="veth0")
 	EOF
 	check_err $? "cannot send the crafted packets"
-	sleep 1
+	# each of the 9 is an error at its SID, however slow the guest
+	slowwait 60 until_counter_is ">= $((e4 + e6 + 9))" dx_errors > /dev/null
 	a1=$(($(icmp_echos "$na" 4) + $(icmp_echos "$na" 6)))
 	b1=$(($(icmp_echos "$nb" 4) + $(icmp_echos "$nb" 6)))
 	e4n=$(sid_errors fc00:e::d4); e6n=$(sid_errors fc00:e::d6)
@@ -606,28 +613,29 @@ test_down_up()
 
 test_delete_under_traffic()
 {
-	local e0 e1
+	local e0 p0
 
 	RET=0
 	add_sids xconnect
+	p0=$(sid_packets fc00:e::e)
 	ip netns exec "$src" ping -6 -q -i 0.01 -W 1 fc00:9::1 \
 		>/dev/null 2>&1 &
 	PING_PID=$!
 	ip netns exec "$src" ping -4 -q -i 0.01 -W 1 10.9.9.1 \
 		>/dev/null 2>&1 &
-	sleep 1
+	# the traffic runs through End.X
+	slowwait 60 until_counter_is ">= $((p0 + 10))" sid_packets fc00:e::e \
+		> /dev/null
+	check_err $? "no traffic through End.X"
 	# unregistering must not wait for references held by the routes
 	timeout 20 ip -n "$r" link del vethb
 	check_err $? "deleting the oif device hung or failed"
-	sleep 1
 	e0=$(sid_errors fc00:e::e)
-	sleep 1
-	e1=$(sid_errors fc00:e::e)
+	slowwait 60 until_counter_is "> $e0" sid_errors fc00:e::e > /dev/null
+	check_err $? "End.X did not count drops after its oif went away"
 	kill "$PING_PID" $! 2>/dev/null
 	wait 2>/dev/null
 	PING_PID=
-	[ "$e1" -gt "$e0" ]
-	check_err $? "End.X did not count drops after its oif went away"
 	ip -n "$r" -6 route show fc00:e::e/128 | grep -q "oif"
 	check_err $? "route vanished with its oif"
 	for sid in fc00:e::e fc00:e::d6 fc00:e::d4; do
