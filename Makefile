@@ -201,8 +201,9 @@ check-debug-run: kernel tools kselftest-install
 # Packet and netlink fuzzing on the debug kernel: net/srv6_fuzz_test.sh,
 # FUZZ_COUNT (100000) mutated packets per target after the truncations,
 # seed FUZZ_SEED (1); net/srv6_nlfuzz_test.sh, NLFUZZ_COUNT (20000)
-# requests per family and mode, seed NLFUZZ_SEED (1).  make check runs the
-# same tests on the plain kernel with 3000 each.
+# requests per interface and mode, seed NLFUZZ_SEED (1).  make check runs
+# the same tests on the plain kernel with 3000 packets per target and 1500
+# requests per interface and mode.
 fuzz:
 	@$(MAKE) --no-print-directory DEBUG=1 \
 		TESTS="net/srv6_fuzz_test.sh net/srv6_nlfuzz_test.sh" \

@@ -1,30 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Malformed requests to the generic netlink families srv6-oam adds or
-# extends: STAMP (ours) and IOAM6 (upstream's, with our Edge-to-Edge
-# operations and attributes).  srv6_nlfuzz.py reads each family's
-# operations and attribute policies from the kernel and sends NLFUZZ_COUNT
-# requests built from them, in a namespace of their own:
+# Malformed requests to the netlink interfaces srv6-oam adds or extends:
+#  - the generic netlink families STAMP (ours) and IOAM6 (upstream's, with
+#    our Edge-to-Edge operations and attributes), whose operations and
+#    attribute policies srv6_nlfuzz.py reads from the kernel;
+#  - rtnetlink: seg6local routes (End.X's oif, the xconnect of End.X,
+#    End.DX6 and End.DX4, End.DT4's plain table; "seg6local") and IOAM6
+#    encap routes with several options ("ioam6-lwt"), replacing routes on
+#    a dummy device;
+#  - ipset: create, add, del and test of hash:sr6 sets ("hash:sr6");
+#  - xtables: ip6t_srh's revisions 0 to 2 (--srh-sid-list) as the match of
+#    nftables rules through nft_compat, checked by the same checkentry as
+#    ip6tables' rules ("srh").
+# NLFUZZ_COUNT requests per interface, in a namespace of their own:
 #  - as root;
 #  - as an unprivileged user in a user namespace, with a network
-#    namespace of its own: STAMP's operations need CAP_NET_ADMIN in that
-#    namespace's user namespace (GENL_UNS_ADMIN_PERM) and work there;
-#    IOAM6's need it in the initial one (GENL_ADMIN_PERM) and get EPERM.
-# A family passes when no refused request changed what its dumps show,
-# every refusal of an operation of ours came with an extack message, no
+#    namespace of its own: STAMP's operations, routes, ipset and nftables
+#    need CAP_NET_ADMIN in that namespace's user namespace and work there;
+#    IOAM6's operations need it in the initial one (GENL_ADMIN_PERM) and
+#    get EPERM.
+# An interface passes when no refused request changed what its dumps show
+# (the family's dumps, the namespace's IPv6 routes, its sets, its nftables
+# rules), every refusal in code of ours came with a reason (an extack
+# message; for ipset, an error ipset(8) explains; xtables has no extack,
+# so srh's refusals are counted, not checked for one), no
 # operation was allowed where it needs more, the kernel log reports
-# nothing, and the family still works afterwards.
+# nothing, and everything still works afterwards.
 #
-# NLFUZZ_COUNT (default 3000) sets the requests per family and mode; make
-# fuzz sends 100000.  NLFUZZ_SEED (default 1) sets the seed, and
+# NLFUZZ_COUNT (default 1500) sets the requests per interface and mode;
+# make fuzz sends 20000.  NLFUZZ_SEED (default 1) sets the seed, and
 #   ./srv6_nlfuzz.py show --family F --seed S --index I
 # prints request I again.
 
 source lib.sh
 source srv6_oam_lib.sh
 
-readonly COUNT=${NLFUZZ_COUNT:-3000}
+readonly COUNT=${NLFUZZ_COUNT:-1500}
 readonly SEED=${NLFUZZ_SEED:-1}
 # what the kernel logs when something is wrong, debug kernel or not
 readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
@@ -39,7 +51,7 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap cleanup EXIT
 
-srv6_require jq python3 ip setpriv unshare
+srv6_require jq python3 ip ipset ip6tables setpriv unshare
 
 splats()
 {
@@ -80,7 +92,8 @@ fuzz()
 	jq -c '{errno, unmessaged}' "$out"
 }
 
-# the family still works: STAMP and IOAM6 objects made, shown, deleted
+# everything still works: STAMP and IOAM6 objects, a cross-connect, a
+# hash:sr6 set and a SID-list rule made, shown, deleted
 check_works()
 {
 	RET=0
@@ -93,9 +106,26 @@ check_works()
 		ip -n "$fz" ioam namespace show | grep -q 4242 &&
 		ip -n "$fz" ioam namespace del 4242
 	check_err $? "IOAM6: a namespace could not be made, shown, deleted"
+	ip -n "$fz" -6 route replace fc00:f::9/128 encap seg6local \
+		action End.X nh6 fc00:b::2 oif dummy0 xconnect dev dummy0 &&
+		ip -n "$fz" -6 route show fc00:f::9/128 | grep -q xconnect &&
+		ip -n "$fz" -6 route del fc00:f::9/128
+	check_err $? "seg6local: a cross-connect could not be made, shown, deleted"
+	ip netns exec "$fz" ipset create nlfuzz-check hash:sr6 counters &&
+		ip netns exec "$fz" ipset add nlfuzz-check fc00:a::1,fc00:a::2 &&
+		ip netns exec "$fz" ipset test nlfuzz-check fc00:a::1,fc00:a::2 \
+			2> /dev/null &&
+		ip netns exec "$fz" ipset destroy nlfuzz-check
+	check_err $? "hash:sr6: a set could not be made, filled, tested, destroyed"
+	ip netns exec "$fz" ip6tables -A INPUT -m srh \
+		--srh-sid-list fc00:a::1,fc00:a::2 &&
+		ip netns exec "$fz" ip6tables -S INPUT | grep -q -- --srh-sid-list &&
+		ip netns exec "$fz" ip6tables -D INPUT -m srh \
+			--srh-sid-list fc00:a::1,fc00:a::2
+	check_err $? "srh: a SID-list rule could not be made, shown, deleted"
 	[ "$(splats)" -eq "$splats0" ]
 	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
-	log_test "after the fuzzing: both families work, the kernel log is clean"
+	log_test "after the fuzzing: everything works, the kernel log is clean"
 }
 
 setup_ns fz || exit "$ksft_skip"
@@ -108,7 +138,7 @@ if ! setpriv --reuid=65534 --regid=65534 --clear-groups \
 	unshare -Urn true 2> /dev/null; then
 	userns=
 fi
-for family in stamp IOAM6; do
+for family in stamp IOAM6 seg6local ioam6-lwt hash:sr6 srh; do
 	fuzz "$family" root
 	if [ -n "$userns" ]; then
 		fuzz "$family" userns
