@@ -160,22 +160,27 @@ class Netlink:
         self.sock.send(struct.pack('=IHHII', 16 + len(body), mtype, flags,
                                    self.seq, 0) + body)
         replies = []
+        for mtype, mflags, seq, chunk in self.messages():
+            if seq != self.seq:
+                continue
+            if mtype == NLMSG_ERROR:
+                return (-sint(chunk[:4]), self._extack(chunk, mflags),
+                        replies)
+            if mtype == NLMSG_DONE:
+                err = -sint(chunk[:4]) if len(chunk) >= 4 else 0
+                return err, None, replies
+            replies.append(chunk)
+
+    def messages(self):
+        """The messages the socket receives, as (type, flags, sequence
+        number, body), for as long as the caller wants them"""
         while True:
             data = self.sock.recv(1 << 20)
             off = 0
             while off + 16 <= len(data):
                 ln, mtype, mflags, seq = struct.unpack_from('=IHHI', data, off)
-                chunk = data[off + 16:off + ln]
+                yield mtype, mflags, seq, data[off + 16:off + ln]
                 off += (ln + 3) & ~3
-                if seq != self.seq:
-                    continue
-                if mtype == NLMSG_ERROR:
-                    return (-sint(chunk[:4]), self._extack(chunk, mflags),
-                            replies)
-                if mtype == NLMSG_DONE:
-                    err = -sint(chunk[:4]) if len(chunk) >= 4 else 0
-                    return err, None, replies
-                replies.append(chunk)
 
     @staticmethod
     def _extack(chunk, mflags):
@@ -526,7 +531,31 @@ def ioam6_lwt_policies():
     }
 
 
-class RouteFamily:
+class Described:
+    """An interface whose policies the fuzzer carries: its operations
+    are self.ops (name by number); by default all of them are ours, none
+    needs the initial namespace's CAP_NET_ADMIN, and a refusal gives its
+    reason as an extack message"""
+
+    def do_ops(self):
+        return sorted(self.ops)
+
+    def ours(self, cmd):
+        return True
+
+    @staticmethod
+    def admin(cmd):
+        return False
+
+    @staticmethod
+    def reasoned(err, msg):
+        return bool(msg)
+
+    def describe(self):
+        return self.ops
+
+
+class RouteFamily(Described):
     """RTM_NEWROUTE (create or replace) of one of four /128 routes over
     dummy0, with a seg6local or an IOAM6 encap; the state is the
     namespace's IPv6 routes"""
@@ -553,19 +582,8 @@ class RouteFamily:
             self.ops = {0: 'ours'}
         self.op_policy = {}
 
-    def do_ops(self):
-        return sorted(self.ops)
-
     def ours(self, cmd):
         return self.ops[cmd] == 'ours'
-
-    @staticmethod
-    def admin(cmd):
-        return False
-
-    @staticmethod
-    def reasoned(err, msg):
-        return bool(msg)
 
     def build(self, gen, cmd):
         rng = gen.rng
@@ -613,9 +631,6 @@ class RouteFamily:
                                                        RTA_EXPIRES})
                               for r in rep)
 
-    def describe(self):
-        return self.ops
-
 
 NFNL_SUBSYS_IPSET = 6
 IPSET_PROTOCOL = 7
@@ -638,7 +653,7 @@ SIDS = [in6('fc00:a::1'), in6('fc00:a::1') + in6('fc00:b::1'),
         b''.join(in6('fc00:c::%x' % i) for i in range(16))]
 
 
-class IpsetFamily:
+class IpsetFamily(Described):
     """ipset's create, add, del and test of hash:sr6 sets; the state is
     the namespace's sets and their elements"""
 
@@ -681,17 +696,6 @@ class IpsetFamily:
                 net | 28: pol(NL_ATTR_TYPE_U32),
                 net | 29: pol(NL_ATTR_TYPE_U16)},
         }
-
-    def do_ops(self):
-        return sorted(self.ops)
-
-    @staticmethod
-    def ours(cmd):
-        return True
-
-    @staticmethod
-    def admin(cmd):
-        return False
 
     @staticmethod
     def reasoned(err, msg):
@@ -768,9 +772,6 @@ class IpsetFamily:
                     out.add((t, v))
         return [err] + sorted(out)
 
-    def describe(self):
-        return self.ops
-
 
 NFNL_SUBSYS_NFTABLES = 10
 NFNL_MSG_BATCH_BEGIN, NFNL_MSG_BATCH_END = 0x10, 0x11
@@ -801,7 +802,7 @@ def srh_info(rev, flags=0, inv=0, sids=()):
         bytes(16 * (16 - len(sids)))
 
 
-class SrhMatchFamily:
+class SrhMatchFamily(Described):
     """ip6t_srh, revisions 0 to 2, as the xtables match of an nftables
     rule (nft_compat: the match's info checked by its checkentry, as
     ip6tables' own setsockopt has it checked); the state is the rules of
@@ -853,33 +854,15 @@ class SrhMatchFamily:
             out += struct.pack('=IHHII', 16 + len(m), full, fl, nl.seq, 0) + m
         nl.sock.send(out)
         want = seqs[-2]
-        while True:
-            data = nl.sock.recv(1 << 20)
-            off = 0
-            while off + 16 <= len(data):
-                ln, mtype, mflags, seq = struct.unpack_from('=IHHI', data, off)
-                chunk = data[off + 16:off + ln]
-                off += (ln + 3) & ~3
-                if mtype != NLMSG_ERROR or seq not in seqs:
-                    continue
-                err = -sint(chunk[:4])
-                if err or seq == want:
-                    return err, nl._extack(chunk, mflags)
+        for mtype, mflags, seq, chunk in nl.messages():
+            if mtype != NLMSG_ERROR or seq not in seqs:
+                continue
+            err = -sint(chunk[:4])
+            if err or seq == want:
+                return err, nl._extack(chunk, mflags)
 
-    def do_ops(self):
-        return [0]
-
-    @staticmethod
-    def ours(cmd):
-        return False
-
-    @staticmethod
-    def admin(cmd):
-        return False
-
-    @staticmethod
-    def reasoned(err, msg):
-        return bool(msg)
+    def ours(self, cmd):
+        return False		# no extack in xtables: counted
 
     def build(self, gen, cmd):
         rng = gen.rng
@@ -912,9 +895,6 @@ class SrhMatchFamily:
         err, _, rep = nl.raw(self.id | NFT_MSG_GETRULE, 0, hdr, dump=True)
         # without the header's generation id
         return [err] + sorted(r[4:] for r in rep)
-
-    def describe(self):
-        return self.ops
 
 
 def family(nl_cache, name):
