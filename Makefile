@@ -167,9 +167,12 @@ check: $(CHECK_PRE)
 # The net selftests built and installed the kselftest way
 # (make -C tools/testing/selftests TARGETS=net install), into build/kselftest;
 # every net/ test of config/check-tests must be listed there, and every file
-# of ours under tools/testing/selftests/net installed.
+# of ours under tools/testing/selftests/net installed.  Without our DEBUG:
+# the tree's tools/net/ynl/lib/Makefile takes DEBUG=1 for "build libynl
+# with ASan", which the net selftests then fail to link.
 kselftest-install: kernel
-	@$(call stage,kselftest-install,scripts/kselftest-install.sh $(KSRC) $(KOBJ)/usr/include $(KSFT))
+	@$(call stage,kselftest-install,env -u DEBUG MAKEFLAGS= \
+		scripts/kselftest-install.sh $(KSRC) $(KOBJ)/usr/include $(KSFT))
 
 # Our selftests, each by run_kselftest.sh -t net:TEST of the installed tree,
 # in one guest; build/prefix first on PATH there, as in make check (how the
