@@ -205,7 +205,7 @@ check-debug-run: kernel tools kselftest-install
 # FUZZ_COUNT (100000) mutated packets per target after the truncations,
 # seed FUZZ_SEED (1); net/srv6_nlfuzz_test.sh, NLFUZZ_COUNT (20000)
 # requests per interface and mode, seed NLFUZZ_SEED (1).  make check runs
-# the same tests on the plain kernel with 3000 packets per target and 1000
+# the same tests on the plain kernel with 3000 packets per target and 500
 # requests per interface and mode.
 fuzz:
 	@$(MAKE) --no-print-directory DEBUG=1 \

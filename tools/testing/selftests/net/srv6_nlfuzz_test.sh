@@ -28,7 +28,7 @@
 # operation was allowed where it needs more, the kernel log reports
 # nothing, and everything still works afterwards.
 #
-# NLFUZZ_COUNT (default 1000) sets the requests per interface and mode;
+# NLFUZZ_COUNT (default 500) sets the requests per interface and mode;
 # make fuzz sends 20000.  NLFUZZ_SEED (default 1) sets the seed, and
 #   ./srv6_nlfuzz.py show --family F --seed S --index I
 # prints request I again.
@@ -36,7 +36,7 @@
 source lib.sh
 source srv6_oam_lib.sh
 
-readonly COUNT=${NLFUZZ_COUNT:-1000}
+readonly COUNT=${NLFUZZ_COUNT:-500}
 readonly SEED=${NLFUZZ_SEED:-1}
 # what the kernel logs when something is wrong, debug kernel or not
 readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
