@@ -338,6 +338,7 @@ test_data_fields()
 	((0x$bb > 1000 && 0x$bb != 0xffffffff))
 	check_err $? "beta's buffer occupancy 0x$bb behind a full tbf"
 	tc -n "$beta" qdisc del dev veth1 root
+	check_err $? "cannot remove the tbf from beta's veth1"
 	log_test "buffer occupancy: 0 when idle, the queued bytes behind tbf"
 }
 
@@ -355,7 +356,9 @@ e2e_phase()
 
 	RET=0
 	ip -n "$gamma" ioam e2e reset
-	tc -n "$beta" qdisc add dev veth1 root netem $netem
+	# shellcheck disable=SC2086
+	tc -n "$beta" qdisc replace dev veth1 root netem $netem
+	check_err $? "cannot put netem $netem on beta's veth1"
 	rm -f "$tmp/ready" "$tmp/stop"
 	helper "$gamma" capture veth0 "$tmp/$name.json" --timeout 280 \
 		--ready "$tmp/ready" --stop "$tmp/stop" &
@@ -366,6 +369,9 @@ e2e_phase()
 	# phase, so that every loss is seen
 	slowwait 60 drained
 	check_err $? "netem still holds packets"
+	# what the qdisc did, for the checks of test_e2e
+	tc -n "$beta" -s -j qdisc show dev veth1 |
+		jq -c '.[0] | {kind, packets, drops}' > "$tmp/$name.qdisc"
 	tc -n "$beta" qdisc del dev veth1 root
 	helper "$alpha" send "$GLO" 3 --gap 0.05
 	touch "$tmp/stop"
@@ -388,23 +394,24 @@ test_e2e()
 
 	e2e_phase loss "loss 30%" 100
 	[ "$(jq .lost "$tmp/loss.counters")" -gt 0 ]
-	check_err $? "netem dropped nothing"
+	check_err $? "no loss counted; beta's qdisc: $(cat "$tmp/loss.qdisc")"
 	log_test "E2E: netem loss was seen"
 
 	e2e_phase dup "duplicate 40%" 60
 	[ "$(jq .duplicated "$tmp/dup.counters")" -gt 0 ]
-	check_err $? "netem duplicated nothing"
+	check_err $? "no duplicate counted; beta's qdisc: $(cat "$tmp/dup.qdisc")"
 	log_test "E2E: netem duplicates were seen"
 
 	e2e_phase reorder "delay 20ms reorder 50% 50%" 60
 	[ "$(jq .reordered "$tmp/reorder.counters")" -gt 0 ]
-	check_err $? "netem reordered nothing"
+	check_err $? "no reordering counted; beta's qdisc: $(cat "$tmp/reorder.qdisc")"
 	log_test "E2E: netem reordering was seen"
 
 	# delay: 30 ms of netem, one clock; plausible means 30 ms .. 2 s
 	RET=0
 	ip -n "$gamma" ioam e2e reset
-	tc -n "$beta" qdisc add dev veth1 root netem delay 30ms
+	tc -n "$beta" qdisc replace dev veth1 root netem delay 30ms
+	check_err $? "cannot put netem delay 30ms on beta's veth1"
 	helper "$alpha" send "$GLO" 10 --gap 0.02
 	slowwait 60 until_counter_is ">= 10" e2e_rx > /dev/null
 	check_err $? "gamma counted $(e2e_rx) of the 10 packets"
@@ -490,7 +497,11 @@ test_cloned()
 	RET=0
 	set_route inline trace prealloc type 0x800000 ns 123 size 12
 	rm -f "$tmp/hold"
-	helper "$beta" hold veth0 "$tmp/hold" &
+	# not by helper(): $! must be the process that ends up as the
+	# helper, so that kill stops it (a function's subshell would die and
+	# leave it running, holding the test's output open until its timeout)
+	ip netns exec "$beta" timeout 300 python3 ./ioam6_ext.py hold veth0 \
+		"$tmp/hold" > /dev/null 2>&1 &
 	mon=$!
 	slowwait 60 test -e "$tmp/hold"
 	check_err $? "no packet socket on beta's veth0"
