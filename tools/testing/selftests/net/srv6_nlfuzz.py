@@ -450,7 +450,7 @@ def strip(buf, drop):
     return b''.join(nla(t, v) for t, v in attrs(buf) if t not in drop)
 
 
-def ip(*args):
+def setup_cmd(*args):
     """set-up in the fuzzer's own namespace (a user namespace's too);
     what cannot be done there (IOAM6 needs the initial namespace's
     CAP_NET_ADMIN) is left undone"""
@@ -563,12 +563,12 @@ class RouteFamily(Described):
     def __init__(self, nl, name):
         self.name = name
         self.id = RTM_NEWROUTE
-        ip('ip', 'link', 'set', 'lo', 'up')
-        ip('ip', 'link', 'add', 'dummy0', 'type', 'dummy')
-        ip('ip', 'link', 'set', 'dummy0', 'up')
-        ip('ip', '-6', 'addr', 'add', 'fc00:b::1/64', 'dev', 'dummy0',
-           'nodad')
-        ip('ip', 'ioam', 'namespace', 'add', '123')
+        setup_cmd('ip', 'link', 'set', 'lo', 'up')
+        setup_cmd('ip', 'link', 'add', 'dummy0', 'type', 'dummy')
+        setup_cmd('ip', 'link', 'set', 'dummy0', 'up')
+        setup_cmd('ip', '-6', 'addr', 'add', 'fc00:b::1/64', 'dev',
+                  'dummy0', 'nodad')
+        setup_cmd('ip', 'ioam', 'namespace', 'add', '123')
         self.oif = socket.if_nametoindex('dummy0')
         if name == 'seg6local':
             self.encap = LWTUNNEL_ENCAP_SEG6_LOCAL
@@ -660,10 +660,10 @@ class IpsetFamily(Described):
     def __init__(self, nl, name):
         self.name = name
         self.id = (NFNL_SUBSYS_IPSET << 8)
-        ip('ipset', 'create', 'sr6a', 'hash:sr6')
-        ip('ipset', 'create', 'sr6c', 'hash:sr6', 'counters', 'comment',
-           'skbinfo')
-        ip('ipset', 'create', 'sr6t', 'hash:sr6', 'timeout', '600')
+        setup_cmd('ipset', 'create', 'sr6a', 'hash:sr6')
+        setup_cmd('ipset', 'create', 'sr6c', 'hash:sr6', 'counters',
+                  'comment', 'skbinfo')
+        setup_cmd('ipset', 'create', 'sr6t', 'hash:sr6', 'timeout', '600')
         self.ops = {IPSET_CMD_CREATE: 'create', IPSET_CMD_ADD: 'add',
                     IPSET_CMD_DEL: 'del', IPSET_CMD_TEST: 'test'}
         self.op_policy = {}
