@@ -410,7 +410,11 @@ log_test "early-timestamp is dumped back"
 # --- stateful ----------------------------------------------------------------
 ip -n "$refl" stamp reflector del
 ip -n "$refl" stamp reflector add mode stateful
-check_sender "stateful: no session, no reply" none "$REFL6" --ssid 9
+# the marker that follows the packets of SSID 9 has a session
+ip -n "$refl" stamp session add ssid 10
+check_sender "stateful: no session, no reply" none "$REFL6" --ssid 9 \
+	--marker-ssid 10
+ip -n "$refl" stamp session del ssid 10
 RET=0
 stat_wait reflector drop_no_session 3
 [ "$(stat reflector drop_no_session)" -ge 3 ]
@@ -432,12 +436,14 @@ check_sender "authenticated: HMAC TLV checked, I flag on a bad one" \
 	auth-tlv "$REFL6" --port 863 --ssid 11 --key "$KEY"
 RET=0
 d0=$(stat session drop_auth); m0=$(stat reflector drop_malformed)
-sender none "$REFL6" --port 863 --ssid 11 --key "${KEY/00/ff}" >/dev/null
+sender none "$REFL6" --port 863 --ssid 11 --key "${KEY/00/ff}" \
+	--marker-ssid 11 --marker-key "$KEY" >/dev/null
 check_err $? "a wrong key got a reply"
 stat_wait session drop_auth $((d0 + 3))
 [ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
 check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
-sender none "$REFL6" --port 863 --ssid 11 >/dev/null
+sender none "$REFL6" --port 863 --ssid 11 \
+	--marker-ssid 11 --marker-key "$KEY" >/dev/null
 check_err $? "an unauthenticated (44-byte) packet got a reply"
 stat_wait reflector drop_malformed $((m0 + 3))
 [ "$(stat reflector drop_malformed)" -eq $((m0 + 3)) ]
@@ -576,8 +582,12 @@ RET=0
 d0=$(stat session drop_auth)
 ip -n "$refl" stamp session change ssid 31 peer "$SND6" key "$KEY"
 check_err $? "session change failed"
-sender none "$REFL6" --ssid 31 >/dev/null
+# the marker after the packets of SSID 31: a session of its own, gone at
+# once (stat reads the first session)
+ip -n "$refl" stamp session add ssid 34
+sender none "$REFL6" --ssid 31 --marker-ssid 34 >/dev/null
 check_err $? "a session changed to a key answered an unauthenticated packet"
+ip -n "$refl" stamp session del ssid 34
 stat_wait session drop_auth $((d0 + 3))
 [ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
 check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"

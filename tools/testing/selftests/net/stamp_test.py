@@ -28,6 +28,9 @@ SO_TIMESTAMPNS = 35
 IPV6_RTHDR = 57
 IPV6_RECVTCLASS, IPV6_TCLASS = 66, 67
 IP_RECVTOS = 13
+# The Session-Sender sequence number of a marker: a test packet sent after
+# packets whose replies are counted or must not come
+MARKER_SEQ = 0xfffffff0
 
 failures = []
 
@@ -138,12 +141,15 @@ class Session:
     def send(self, payload):
         self.sock.send(payload)
 
-    def recv(self, timeout=1.0, auth=False):
-        """The next reply, or None after @timeout seconds."""
+    def recv(self, timeout=1.0, auth=False, raw=False):
+        """The next reply, or None after @timeout seconds; its bytes if
+        @raw."""
         r, _, _ = select.select([self.sock], [], [], timeout)
         if not r:
             return None
         data, anc, _, _ = self.sock.recvmsg(4096, 256)
+        if raw:
+            return data
         t4, tclass = time.time_ns(), None
         for level, typ, val in anc:
             if level == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
@@ -157,6 +163,15 @@ class Session:
     def drain(self):
         while self.recv(0.05):
             pass
+
+
+def pin_cpu():
+    """Send from one CPU only.  A veth hands a packet to the backlog of the
+    CPU that sends it, and the nodes behind it forward, reflect and answer
+    it in that CPU's softirq: packets sent from one CPU are answered in the
+    order they were sent.  A marker sent last is then answered last, and a
+    reply to a packet before it comes before the marker's."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 def srh(segs, final):
@@ -216,12 +231,25 @@ def cmd_basic(a):
 
 
 def cmd_none(a):
-    """Test packets that must not be answered."""
+    """Test packets that must not be answered, then a marker that must be.
+
+    The first reply must be the marker's (see pin_cpu): no wait for a
+    reply that must not come, whatever the speed of the guest."""
+    pin_cpu()
     s = Session(a.dst, a.port)
     key = bytes.fromhex(a.key) if a.key else None
     for seq in a.seqs:
         s.send(sender_packet(seq, a.ssid, key=key)[:a.length])
-    check(s.recv(1.0) is None, "a reply came back")
+    mkey = bytes.fromhex(a.marker_key) if a.marker_key else None
+    marker = sender_packet(MARKER_SEQ, a.marker_ssid, key=mkey)
+    s.send(marker)
+    data = s.recv(REPLY_WAIT, raw=True)
+    if check(data is not None, "no reply to the marker (SSID %d)"
+             % a.marker_ssid):
+        off = 48 if mkey else 24      # the Session-Sender Sequence Number
+        check(len(data) == len(marker) and
+              data[off:off + 4] == struct.pack("!I", MARKER_SEQ),
+              "a reply came back (%d bytes) before the marker's" % len(data))
     done()
 
 
@@ -400,7 +428,10 @@ def cmd_spoof(a):
 
 
 def cmd_fuzz(a):
-    """Random and truncated test packets: whatever comes back is checked."""
+    """Random and truncated test packets: whatever comes back is checked.
+
+    A marker follows them: its reply is the last one (see pin_cpu)."""
+    pin_cpu()
     rnd = random.Random(a.seed)
     s = Session(a.dst, a.port)
     sent, got = {}, 0
@@ -414,25 +445,33 @@ def cmd_fuzz(a):
         sent[i] = req
         s.send(req)
         # Read as we go: a burst of replies would overflow the socket.
-        got += check_fuzz_replies(s, sent, 0.01)
-    # the last replies: until the reflector has been quiet for a while
-    got += check_fuzz_replies(s, sent, 5.0)
+        got += check_fuzz_replies(s, sent, 0)
     want = sum(1 for r in sent.values() if len(r) >= 44)
-    check(got == want, "%d replies, want %d" % (got, want))
+    sent[MARKER_SEQ] = sender_packet(MARKER_SEQ, a.ssid)
+    s.send(sent[MARKER_SEQ])
+    # the last replies: until the marker's
+    got += check_fuzz_replies(s, sent, REPLY_WAIT, until=MARKER_SEQ)
+    check(got == want + 1, "%d replies, want %d and the marker's"
+          % (got, want))
     done()
 
 
-def check_fuzz_replies(s, sent, timeout):
+def check_fuzz_replies(s, sent, timeout, until=None):
+    """Check the replies that came within @timeout seconds of each other,
+    or up to the one to Session-Sender sequence number @until."""
     got = 0
     while True:
         rep = s.recv(timeout)
         if rep is None:
+            check(until is None, "no reply to the marker")
             return got
         got += 1
         req = sent.get(rep.sseq)
         if check(req is not None and len(req) >= 44,
                  "reply to a packet that was too short or unknown"):
             check(len(rep.data) == len(req), "reply length differs")
+        if until is not None and rep.sseq == until:
+            return got
 
 
 def cmd_flood(a):
@@ -489,6 +528,9 @@ def main():
     p.add_argument("--key")
     p.add_argument("--segs", type=lambda v: v.split(","))
     p.add_argument("--length", type=int, help="none: truncate packets")
+    p.add_argument("--marker-ssid", type=int, default=7,
+                   help="none: the SSID of the marker, answered")
+    p.add_argument("--marker-key", help="none: the marker's HMAC key")
     p.add_argument("--count", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--seconds", type=float, default=2.0)
