@@ -4,6 +4,7 @@
 #
 #   make demo     the main job: boot the guest, run the demo SRv6 network
 #   make check    boot the guest, run our selftests and the upstream ones
+#   make check-loaded  make check with a CPU hog on every core of the host
 #   make kselftest  install the net selftests (build/kselftest), run ours
 #                 with its run_kselftest.sh in the guest
 #   make series   write the kernel and userspace series (format-patch)
@@ -86,19 +87,19 @@ APT_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	libcap-dev \
 	python3-scapy python3-yaml python3-jsonschema python3-matplotlib tshark iputils-ping \
 	ethtool tcpdump socat jq nftables groff-base \
-	clang libbpf-dev
+	clang libbpf-dev stress-ng
 PIP_PKGS := virtme-ng==1.42
 
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
-	check check-debug check-debug-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
+	check check-loaded check-debug check-debug-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- set-up --
 deps: $(BUILD)/.deps
@@ -163,6 +164,12 @@ endif
 check: $(CHECK_PRE)
 	@$(call stage,check,KHDR=$(KOBJ)/usr/include \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# make check on a loaded host: a CPU hog (stress-ng --cpu 0) on every core
+# for the whole run, set-up included (scripts/check-loaded.sh).  Our tests
+# wait for conditions, never for a time: this must pass as make check does.
+check-loaded: deps
+	@scripts/check-loaded.sh $(MAKE) --no-print-directory check
 
 # The net selftests built and installed the kselftest way
 # (make -C tools/testing/selftests TARGETS=net install), into build/kselftest;
