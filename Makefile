@@ -62,6 +62,17 @@ RESULTS   := $(BUILD)/results-cov$(SFX)
 FRAGMENTS += $(TOP)/config/coverage.config
 KMAKE_EXTRA := $(foreach o,$(COV_OBJS),GCOV_PROFILE_$(o)=y)
 endif
+# MODULES=1: the modules kernel (config/modules.config on top, after
+# DEBUG=1's if both): our code as modules, installed under KOBJ/modroot,
+# for make check-modules.
+MODULES   ?= 0
+KTARGETS  := bzImage headers
+ifeq ($(MODULES),1)
+KOBJ      := $(KOBJ)-mod
+RESULTS   := $(RESULTS)-mod
+FRAGMENTS += $(TOP)/config/modules.config
+KTARGETS  += modules
+endif
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
 CACHE_DIR ?= $(HOME)/.cache/srv6-oam
 CCACHE_DIR ?= $(HOME)/.cache/ccache
@@ -94,7 +105,7 @@ PIP_PKGS := virtme-ng==1.42
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
 .PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
-	check check-loaded check-debug check-debug-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
+	check check-loaded check-debug check-debug-run check-modules check-modules-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
 
@@ -120,7 +131,12 @@ $(KOBJ)/.config: $(FRAGMENTS) scripts/kernel-config.sh | tree
 kernel: tree $(KOBJ)/.config
 	@echo "kernel: $$(cat $(KSRC)/.git/srv6-oam-base) + $$(git -C $(KSRC) rev-list --count base..srv6-oam) srv6-oam patches"
 	@$(call stage,kernel,$(MAKE) -s -C $(KSRC) O=$(KOBJ) -j$(JOBS) CC="ccache gcc" \
-		$(KMAKE_EXTRA) bzImage headers)
+		$(KMAKE_EXTRA) $(KTARGETS))
+ifeq ($(MODULES),1)
+	@rm -rf $(KOBJ)/modroot
+	@$(MAKE) -s -C $(KSRC) O=$(KOBJ) INSTALL_MOD_PATH=$(KOBJ)/modroot modules_install
+	@echo "kernel: modules in $(KOBJ)/modroot: $$(find $(KOBJ)/modroot -name '*.ko' | wc -l)"
+endif
 	@echo "kernel: $(BZIMAGE) ($$(make -s -C $(KSRC) O=$(KOBJ) kernelrelease))"
 
 # The stock kernel: branch base of the tree (no patch of ours), same config
@@ -185,7 +201,9 @@ kselftest-install: kernel
 # in one guest; build/prefix first on PATH there, as in make check (how the
 # tests find our ip, ipset, pfplm).  Each test's KTAP output is kept in
 # build/kselftest-results/logs.  KSFT_TESTS="net:x.sh ..." runs a part.
-KSFT_TESTS ?= $(addprefix net:,$(notdir $(wildcard tools/testing/selftests/net/*_test.sh)))
+# (Not srv6_module_test.sh: it needs the modules kernel, make check-modules.)
+KSFT_TESTS ?= $(filter-out net:srv6_module_test.sh,$(addprefix net:,$(notdir \
+	$(wildcard tools/testing/selftests/net/*_test.sh))))
 kselftest: kselftest-install tools
 	@$(call stage,kselftest,TESTS="$(KSFT_TESTS)" KHDR=$(KOBJ)/usr/include \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(BUILD)/kselftest-results$(SFX))
@@ -206,6 +224,18 @@ check-debug:
 check-debug-run: kernel tools kselftest-install
 	@$(call stage,check-debug,SPLATS=1 KHDR=$(KOBJ)/usr/include VM_MEM=$${VM_MEM:-4G} \
 		SELFTEST_TIMEOUT=$${SELFTEST_TIMEOUT:-4500} \
+		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
+
+# Our code as modules (MODULES=1: config/modules.config), loaded and
+# removed under traffic by net/srv6_module_test.sh (or TESTS="...");
+# DEBUG=1 makes it the debug kernel with modules, its kernel log checked
+# as make check-debug's.  Not in CI (a kernel build of its own).
+check-modules:
+	@$(MAKE) --no-print-directory MODULES=1 check-modules-run
+check-modules-run: kernel tools
+	@$(call stage,check-modules,MODULES_DIR=$(KOBJ)/modroot SPLATS=$(DEBUG) \
+		KHDR=$(KOBJ)/usr/include VM_MEM=$${VM_MEM:-$(if $(filter 1,$(DEBUG)),4G,2G)} \
+		TESTS="$${TESTS:-net/srv6_module_test.sh}" \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))
 
 # Packet and netlink fuzzing on the debug kernel: net/srv6_fuzz_test.sh,

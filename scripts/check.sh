@@ -16,6 +16,8 @@
 # go to the guest's tests (net/srv6_fuzz_test.sh, net/srv6_nlfuzz_test.sh).
 # $GCOV_OUT, a directory, has the guest copy the gcov counts there after
 # the last test (make coverage).
+# $MODULES_DIR, the INSTALL_MOD_PATH of the kernel's modules (make
+# check-modules), is mounted on the guest's /lib/modules.
 # $HELPERS, when set, replaces the list of C helpers (config/check-helpers).
 # $KSFT is the installed kselftest tree (scripts/kselftest-install.sh) that
 # tests named COLLECTION:TEST are run from, by its run_kselftest.sh.
@@ -80,7 +82,7 @@ done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" KSFT="${KSFT:-}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
 	${FUZZ_COUNT:+FUZZ_COUNT=$FUZZ_COUNT} ${FUZZ_SEED:+FUZZ_SEED=$FUZZ_SEED} \
 	${NLFUZZ_COUNT:+NLFUZZ_COUNT=$NLFUZZ_COUNT} ${NLFUZZ_SEED:+NLFUZZ_SEED=$NLFUZZ_SEED} \
-	${GCOV_OUT:+GCOV_OUT=$GCOV_OUT} \
+	${GCOV_OUT:+GCOV_OUT=$GCOV_OUT} ${MODULES_DIR:+MODULES_DIR=$MODULES_DIR} \
 	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
 echo "check: guest exited with $? (vng's status is not used)"
 

@@ -63,6 +63,18 @@ if [ "$splats" = 1 ]; then
 	fi
 fi
 
+# MODULES_DIR (make check-modules): the modules of this kernel, installed
+# there by make modules_install INSTALL_MOD_PATH=MODULES_DIR, where modprobe
+# and the kernel's module autoloading look for them.
+if [ -n "${MODULES_DIR:-}" ]; then
+	if [ -d "$MODULES_DIR/lib/modules/$(uname -r)" ] &&
+	   mount --bind "$MODULES_DIR/lib/modules" /lib/modules; then
+		echo "# modules: $MODULES_DIR/lib/modules on /lib/modules"
+	else
+		echo "# modules: no $MODULES_DIR/lib/modules/$(uname -r), or it cannot be mounted"
+	fi
+fi
+
 for t in "$@"; do
 	name=${t#@}
 	name=${name//\//:}
