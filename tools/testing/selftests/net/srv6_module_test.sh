@@ -164,73 +164,63 @@ setup()
 		table local dev e2
 }
 
-# --- the SRH match -----------------------------------------------------------
-test_srh()
+# --- the SRH match and the hash:sr6 set type ---------------------------------
+# What uses each module, made and unmade, and the counter it moves
+srh_use()
 {
-	local i
-
-	if ! modular ip6t_srh; then
-		log_test_skip "ip6t_srh: not a module in this kernel"
-		return
-	fi
-	for ((i = 1; i <= ROUNDS; i++)); do
-		RET=0
-		ip netns exec "$r" ip6tables -A FORWARD -m srh \
-			--srh-sid-list "$SID3"
-		check_err $? "the --srh-sid-list rule was refused"
-		loaded ip6t_srh
-		check_err $? "the rule did not load ip6t_srh"
-		moving rule_packets
-		check_err $? "the rule counts nothing: $(rule_packets)"
-		rmmod ip6t_srh 2> /dev/null
-		check_fail $? "ip6t_srh was removed with a rule using it"
-		loaded ip6t_srh && moving rule_packets
-		check_err $? "after a refused removal the rule counts nothing"
-		ip netns exec "$r" ip6tables -D FORWARD 1
-		check_err $? "the rule could not be deleted"
-		rmmod_ok ip6t_srh
-		check_err $? "ip6t_srh was not removed after its rule"
-		answered
-		check_err $? "pings are not answered after the removal"
-		log_test "ip6t_srh, round $i: loaded by a rule, held by it, removed after"
-	done
+	ip netns exec "$r" ip6tables -A FORWARD -m srh --srh-sid-list "$SID3"
 }
 
-# --- the hash:sr6 set type ---------------------------------------------------
-test_sr6_set()
+srh_unuse()
 {
-	local i
+	ip netns exec "$r" ip6tables -D FORWARD 1
+}
 
-	if ! modular ip_set_hash_sr6; then
-		log_test_skip "ip_set_hash_sr6: not a module in this kernel"
+set_use()
+{
+	ip netns exec "$r" ipset create flows hash:sr6 counters &&
+	ip netns exec "$r" ipset add flows "$SID3" &&
+	ip netns exec "$r" ip6tables -A FORWARD -m set --match-set flows src
+}
+
+set_unuse()
+{
+	ip netns exec "$r" ip6tables -D FORWARD 1 &&
+	# the rule's reference to the set goes after the command
+	slowwait 60 ip netns exec "$r" ipset destroy flows 2> /dev/null
+}
+
+# test_held MODULE WHAT PREFIX COUNTER: ROUNDS times, PREFIX_use makes WHAT
+# (a rule, a set), which must load MODULE and move COUNTER; MODULE cannot
+# be removed while WHAT uses it, and can once PREFIX_unuse has deleted it;
+# the pings are answered all along
+test_held()
+{
+	local mod=$1 what=$2 fn=$3 counter=$4 i
+
+	if ! modular "$mod"; then
+		log_test_skip "$mod: not a module in this kernel"
 		return
 	fi
 	for ((i = 1; i <= ROUNDS; i++)); do
 		RET=0
-		ip netns exec "$r" ipset create flows hash:sr6 counters
-		check_err $? "the hash:sr6 set was refused"
-		loaded ip_set_hash_sr6
-		check_err $? "the set did not load ip_set_hash_sr6"
-		ip netns exec "$r" ipset add flows "$SID3"
-		ip netns exec "$r" ip6tables -A FORWARD -m set \
-			--match-set flows src
-		check_err $? "the set's rule was refused"
-		moving elem_packets
-		check_err $? "the element counts nothing: $(elem_packets)"
-		rmmod ip_set_hash_sr6 2> /dev/null
-		check_fail $? "ip_set_hash_sr6 was removed with a set of its type"
-		loaded ip_set_hash_sr6 && moving elem_packets
-		check_err $? "after a refused removal the element counts nothing"
-		ip netns exec "$r" ip6tables -D FORWARD 1
-		check_err $? "the set's rule could not be deleted"
-		# the rule's reference to the set goes after the command
-		slowwait 60 ip netns exec "$r" ipset destroy flows 2> /dev/null
-		check_err $? "the set could not be destroyed"
-		rmmod_ok ip_set_hash_sr6
-		check_err $? "ip_set_hash_sr6 was not removed after its set"
+		"${fn}_use"
+		check_err $? "the $what was refused"
+		loaded "$mod"
+		check_err $? "the $what did not load $mod"
+		moving "$counter"
+		check_err $? "the $what counts nothing: $("$counter")"
+		rmmod "$mod" 2> /dev/null
+		check_fail $? "$mod was removed with a $what using it"
+		loaded "$mod" && moving "$counter"
+		check_err $? "after a refused removal the $what counts nothing"
+		"${fn}_unuse"
+		check_err $? "the $what could not be deleted"
+		rmmod_ok "$mod"
+		check_err $? "$mod was not removed after the $what"
 		answered
 		check_err $? "pings are not answered after the removal"
-		log_test "ip_set_hash_sr6, round $i: loaded by a set, held by it, removed after"
+		log_test "$mod, round $i: loaded by a $what, held by it, removed after"
 	done
 }
 
@@ -344,8 +334,8 @@ answered
 check_err $? "snd's pings to $REFL6 over $SID3 are not answered"
 log_test "set-up: pings over the SRv6 encapsulation answered"
 
-test_srh
-test_sr6_set
+test_held ip6t_srh rule srh rule_packets
+test_held ip_set_hash_sr6 set set elem_packets
 test_stamp
 
 RET=0
