@@ -166,24 +166,24 @@ setup()
 
 # --- the SRH match and the hash:sr6 set type ---------------------------------
 # What uses each module, made and unmade, and the counter it moves
-srh_use()
+srh_rule_use()
 {
 	ip netns exec "$r" ip6tables -A FORWARD -m srh --srh-sid-list "$SID3"
 }
 
-srh_unuse()
+srh_rule_unuse()
 {
 	ip netns exec "$r" ip6tables -D FORWARD 1
 }
 
-set_use()
+sr6_set_use()
 {
 	ip netns exec "$r" ipset create flows hash:sr6 counters &&
 	ip netns exec "$r" ipset add flows "$SID3" &&
 	ip netns exec "$r" ip6tables -A FORWARD -m set --match-set flows src
 }
 
-set_unuse()
+sr6_set_unuse()
 {
 	ip netns exec "$r" ip6tables -D FORWARD 1 &&
 	# the rule's reference to the set goes after the command
@@ -334,8 +334,8 @@ answered
 check_err $? "snd's pings to $REFL6 over $SID3 are not answered"
 log_test "set-up: pings over the SRv6 encapsulation answered"
 
-test_held ip6t_srh rule srh rule_packets
-test_held ip_set_hash_sr6 set set elem_packets
+test_held ip6t_srh rule srh_rule rule_packets
+test_held ip_set_hash_sr6 set sr6_set elem_packets
 test_stamp
 
 RET=0
