@@ -34,7 +34,7 @@ readonly REFL6=fc00:3::1
 readonly SID3=fc00:3::e
 readonly KEY=00112233445566778899aabbccddeeff
 readonly ROUNDS=${MODULE_ROUNDS:-3}
-readonly SPLAT_RE='BUG:|WARNING:|Oops|general protection|refcount_t:|KASAN:|UBSAN:'
+readonly SPLAT_RE='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
 
 pids=()
 
