@@ -14,7 +14,12 @@
 #  - hash:sr6: ipset's create, add, del and test of hash:sr6 sets;
 #  - srh: ip6t_srh's revisions 0 to 2 as the xtables match of nftables
 #    rules (nft_compat), checked by the match's checkentry as ip6tables'
-#    setsockopt has it checked.
+#    setsockopt has it checked;
+#  - srh-legacy: the same matches in rules of ip6tables' own (legacy)
+#    filter table, replaced whole with IP6T_SO_SET_REPLACE as
+#    ip6tables-legacy does: not netlink, but the other way in to the same
+#    checkentry, with the entry around the match (its sizes and offsets,
+#    the IPv6 part's protocol and flags) changed now and then too.
 # It sends requests built from them: attributes of the right type with
 # values in and out of their range, wrong lengths, wrong types, unknown
 # attributes, duplicates, nests and their contents, truncated attributes,
@@ -802,6 +807,27 @@ def srh_info(rev, flags=0, inv=0, sids=()):
         bytes(16 * (16 - len(sids)))
 
 
+SRH_INFOS = [srh_info(0, 0x0001), srh_info(0, 0x0400, 0x0400),
+             srh_info(1, 0x0800 | 0x1000, 0x2000),
+             srh_info(2, 0x4000, 0, [in6('fc00:a::1'), in6('fc00:a::2')]),
+             srh_info(2, 0x4000 | 0x0010, 0x4000, [in6('fc00:a::1')]),
+             srh_info(2, 0x4000, 0,
+                      [in6('fc00:a::%x' % i) for i in range(1, 17)])]
+
+
+def srh_match_info(gen):
+    """(revision, info) of an srh match: mostly a valid revision and one
+    of SRH_INFOS of its size, mutated; now and then an unknown revision or
+    random bytes of a plausible size"""
+    rng = gen.rng
+    rev = rng.choice([0, 1, 2, 2, 2]) if rng.random() < 0.9 else \
+        rng.choice([3, 255])
+    good = [i for i in SRH_INFOS if len(i) == (16, 112, 368)[min(rev, 2)]]
+    info = gen.mutate(rng.choice(good)) if rng.random() < 0.9 else \
+        rng.randbytes(rng.choice([0, 16, 112, 368, 400]))
+    return rev, info
+
+
 class SrhMatchFamily(Described):
     """ip6t_srh, revisions 0 to 2, as the xtables match of an nftables
     rule (nft_compat: the match's info checked by its checkentry, as
@@ -815,12 +841,6 @@ class SrhMatchFamily(Described):
         self.id = NFNL_SUBSYS_NFTABLES << 8
         self.ops = {0: 'rule'}
         self.op_policy = {}
-        sid = [in6('fc00:a::%x' % i) for i in range(1, 17)]
-        self.infos = [srh_info(0, 0x0001), srh_info(0, 0x0400, 0x0400),
-                      srh_info(1, 0x0800 | 0x1000, 0x2000),
-                      srh_info(2, 0x4000, 0, sid[:2]),
-                      srh_info(2, 0x4000 | 0x0010, 0x4000, sid[:1]),
-                      srh_info(2, 0x4000, 0, sid)]
         self.batch([(NFT_MSG_NEWTABLE, NLM_F_CREATE,
                      nla(NFTA_TABLE_NAME, b'nlfuzz\0')),
                     (NFT_MSG_NEWCHAIN, NLM_F_CREATE,
@@ -865,13 +885,7 @@ class SrhMatchFamily(Described):
         return False		# no extack in xtables: counted
 
     def build(self, gen, cmd):
-        rng = gen.rng
-        rev = rng.choice([0, 1, 2, 2, 2]) if rng.random() < 0.9 else \
-            rng.choice([3, 255])
-        good = [i for i in self.infos
-                if len(i) == (16, 112, 368)[min(rev, 2)]]
-        info = gen.mutate(rng.choice(good)) if rng.random() < 0.9 else \
-            rng.randbytes(rng.choice([0, 16, 112, 368, 400]))
+        rev, info = srh_match_info(gen)
         match = nla(NFTA_MATCH_NAME, b'srh\0') + \
             nla(NFTA_MATCH_REV, be32(rev)) + nla(NFTA_MATCH_INFO, info)
         expr = nla(NFTA_EXPR_NAME, b'match\0') + \
@@ -897,8 +911,152 @@ class SrhMatchFamily(Described):
         return [err] + sorted(r[4:] for r in rep)
 
 
+# ip6tables' legacy interface (linux/netfilter_ipv6/ip6_tables.h, x86-64
+# layouts): struct ip6t_entry is the 136-byte struct ip6t_ip6, nfcache,
+# target_offset, next_offset, comefrom, 4 bytes of padding and the 16-byte
+# counters; an xt_entry_match or xt_entry_target header is its size, a
+# 29-byte name and the revision.
+SOL_IPV6 = 41
+IP6T_SO_SET_REPLACE = 64
+IP6T_SO_GET_INFO = 64
+IP6T_SO_GET_ENTRIES = 65
+IP6T_ENTRY = 168
+IP6T_REPLACE = 96		# name, hooks, sizes, num_counters, counters
+IP6T_GET_ENTRIES = 40
+NF_INET_HOOKS = 5
+FILTER_HOOKS = (1, 2, 3)	# LOCAL_IN, FORWARD, LOCAL_OUT
+NF_ACCEPT = 1
+
+
+def xt_header(size, name, rev=0):
+    return struct.pack('=H29sB', size, name, rev)
+
+
+def ip6t_entry(body=b'', target=None, ipv6=None):
+    """an ip6t_entry with the matches BODY and TARGET (standard ACCEPT)"""
+    if target is None:
+        target = xt_header(40, b'') + struct.pack('=i4x', -NF_ACCEPT - 1)
+    ipv6 = ipv6 if ipv6 is not None else bytes(136)
+    toff = IP6T_ENTRY + len(body)
+    return ipv6 + struct.pack('=IHHI4x16x', 0, toff, toff + len(target), 0) + \
+        body + target
+
+
+class SrhLegacyFamily(Described):
+    """ip6t_srh, revisions 0 to 2, in the INPUT chain of ip6tables' legacy
+    filter table, the table replaced whole with IP6T_SO_SET_REPLACE on a
+    raw socket (as ip6tables-legacy does; ip6_tables.c's translate_table()
+    and the match's checkentry check it); the state is the table's entries
+    (IP6T_SO_GET_ENTRIES, without the counters).  A request is the INPUT
+    chain's one rule; an accepted one is replaced by the empty table
+    again.  No extack on this path: refusals are counted."""
+
+    def __init__(self, nl, name):
+        import ctypes
+        self.ctypes = ctypes
+        self.name = name
+        self.id = IP6T_SO_SET_REPLACE
+        self.ops = {0: 'replace'}
+        self.op_policy = {}
+        self.sock = socket.socket(socket.AF_INET6, socket.SOCK_RAW,
+                                  socket.IPPROTO_RAW)
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        err = self.replace(b'')
+        if err:
+            raise OSError(err, 'the empty filter table: %s' %
+                          os.strerror(err))
+
+    def getsockopt(self, opt, buf):
+        ct = self.ctypes
+        b = ct.create_string_buffer(buf, len(buf))
+        n = ct.c_uint(len(buf))
+        if self.libc.getsockopt(self.sock.fileno(), SOL_IPV6, opt, b,
+                                ct.byref(n)):
+            raise OSError(ct.get_errno(), os.strerror(ct.get_errno()))
+        return b.raw[:n.value]
+
+    def info(self):
+        """(number of entries, size) of the namespace's filter table"""
+        raw = self.getsockopt(IP6T_SO_GET_INFO,
+                              struct.pack('=32s52x', b'filter'))
+        return struct.unpack_from('=II', raw, 76)
+
+    def replace(self, rule):
+        """replace the filter table by one with RULE (an entry, or b'')
+        first in INPUT and ACCEPT policies; the error number, 0 if taken"""
+        policy = ip6t_entry()
+        error = ip6t_entry(target=xt_header(64, b'ERROR') +
+                           struct.pack('=30s2x', b'ERROR'))
+        entries = rule + policy * 3 + error
+        hooks, under = [0] * NF_INET_HOOKS, [0] * NF_INET_HOOKS
+        hooks[1], under[1] = 0, len(rule)
+        for i, h in enumerate(FILTER_HOOKS[1:], 1):
+            hooks[h] = under[h] = len(rule) + i * len(policy)
+        n = 1 if rule else 0
+        num, _ = self.info()
+        counters = self.ctypes.create_string_buffer(16 * num)
+        repl = struct.pack('=32sIII5I5IIQ', b'filter',
+                           sum(1 << h for h in FILTER_HOOKS), n + 4,
+                           len(entries), *hooks, *under, num,
+                           self.ctypes.addressof(counters))
+        try:
+            self.sock.setsockopt(SOL_IPV6, IP6T_SO_SET_REPLACE,
+                                 repl + entries)
+        except OSError as e:
+            return e.errno
+        return 0
+
+    def ours(self, cmd):
+        return False		# no extack in xtables: counted
+
+    @staticmethod
+    def reasoned(err, msg):
+        return False
+
+    def build(self, gen, cmd):
+        rng = gen.rng
+        rev, info = srh_match_info(gen)
+        size = 32 + len(info)
+        if rng.random() < 0.1:	# a match size that is not the info's
+            size = rng.choice([0, 32, size - 8, size + 8,
+                               rng.randint(0, 0xffff)]) & 0xffff
+        match = xt_header(size, b'srh', rev) + info
+        ipv6 = bytearray(136)
+        if rng.random() < 0.2:	# protocol, flags, inverse flags
+            ipv6[128:133] = struct.pack('=HBBB', rng.choice([0, 43, 17]),
+                                        0, rng.getrandbits(8),
+                                        rng.getrandbits(8))
+        entry = bytearray(ip6t_entry(match, ipv6=bytes(ipv6)))
+        if rng.random() < 0.05:	# target_offset, next_offset
+            struct.pack_into('=HH', entry, 140, rng.getrandbits(16),
+                             rng.getrandbits(16))
+        return bytes(entry)
+
+    def send(self, nl, cmd, body):
+        err = self.replace(body)
+        if not err:		# the rule stays: back to the empty table
+            self.replace(b'')
+        return err, None
+
+    def state(self, nl):
+        num, size = self.info()
+        raw = bytearray(self.getsockopt(
+            IP6T_SO_GET_ENTRIES,
+            struct.pack('=32sI4x', b'filter', size) + bytes(size)))
+        off = IP6T_GET_ENTRIES
+        while off < len(raw):	# the counters count packets: not state
+            raw[off + 152:off + 168] = bytes(16)
+            nxt = struct.unpack_from('=H', raw, off + 142)[0]
+            if nxt < IP6T_ENTRY:
+                break
+            off += nxt
+        return [num, bytes(raw)]
+
+
 def family(nl_cache, name):
     """the family named name, on a socket of its netlink protocol"""
+    if name == 'srh-legacy':
+        return None, SrhLegacyFamily(None, name)
     if name == 'srh':
         nl = nl_cache.setdefault(NETLINK_NETFILTER,
                                  Netlink(NETLINK_NETFILTER))

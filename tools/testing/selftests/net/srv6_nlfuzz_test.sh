@@ -12,7 +12,9 @@
 #  - ipset: create, add, del and test of hash:sr6 sets ("hash:sr6");
 #  - xtables: ip6t_srh's revisions 0 to 2 (--srh-sid-list) as the match of
 #    nftables rules through nft_compat, checked by the same checkentry as
-#    ip6tables' rules ("srh").
+#    ip6tables' rules ("srh"), and in rules of ip6tables' legacy filter
+#    table, replaced with IP6T_SO_SET_REPLACE, a socket option, not
+#    netlink ("srh-legacy").
 # NLFUZZ_COUNT requests per interface, in a namespace of their own:
 #  - as root;
 #  - as an unprivileged user in a user namespace, with a network
@@ -22,11 +24,11 @@
 #    get EPERM.
 # An interface passes when no refused request changed what its dumps show
 # (the family's dumps, the namespace's IPv6 routes, its sets, its nftables
-# rules), every refusal in code of ours came with a reason (an extack
-# message; for ipset, an error ipset(8) explains; xtables has no extack,
-# so srh's refusals are counted, not checked for one), no
-# operation was allowed where it needs more, the kernel log reports
-# nothing, and everything still works afterwards.
+# rules, its legacy filter table), every refusal in code of ours came
+# with a reason (an extack message; for ipset, an error ipset(8) explains;
+# xtables has no extack, so srh's refusals are counted, not checked for
+# one), no operation was allowed where it needs more, the kernel log
+# reports nothing, and everything still works afterwards.
 #
 # NLFUZZ_COUNT (default 500) sets the requests per interface and mode;
 # make fuzz sends 20000.  NLFUZZ_SEED (default 1) sets the seed, and
@@ -51,7 +53,7 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap cleanup EXIT
 
-srv6_require jq python3 ip ipset ip6tables setpriv unshare
+srv6_require jq python3 ip ipset ip6tables ip6tables-legacy setpriv unshare
 
 splats()
 {
@@ -123,6 +125,13 @@ check_works()
 		ip netns exec "$fz" ip6tables -D INPUT -m srh \
 			--srh-sid-list fc00:a::1,fc00:a::2
 	check_err $? "srh: a SID-list rule could not be made, shown, deleted"
+	ip netns exec "$fz" ip6tables-legacy -A INPUT -m srh \
+		--srh-sid-list fc00:a::1,fc00:a::2 &&
+		ip netns exec "$fz" ip6tables-legacy -S INPUT |
+		grep -q -- --srh-sid-list &&
+		ip netns exec "$fz" ip6tables-legacy -D INPUT -m srh \
+			--srh-sid-list fc00:a::1,fc00:a::2
+	check_err $? "srh-legacy: a SID-list rule could not be made, shown, deleted"
 	[ "$(splats)" -eq "$splats0" ]
 	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
 	log_test "after the fuzzing: everything works, the kernel log is clean"
@@ -138,7 +147,7 @@ if ! setpriv --reuid=65534 --regid=65534 --clear-groups \
 	unshare -Urn true 2> /dev/null; then
 	userns=
 fi
-for family in stamp IOAM6 seg6local ioam6-lwt hash:sr6 srh; do
+for family in stamp IOAM6 seg6local ioam6-lwt hash:sr6 srh srh-legacy; do
 	fuzz "$family" root
 	if [ -n "$userns" ]; then
 		fuzz "$family" userns
