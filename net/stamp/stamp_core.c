@@ -358,6 +358,32 @@ static void stamp_stats_sum(struct stamp_pcpu_stats __percpu *stats,
 	}
 }
 
+/* The received and reflected counts alone, summed over the CPUs: what a
+ * Direct Measurement TLV reports, per test packet, without the other
+ * counters' reads.
+ */
+static void stamp_stats_rx_tx(struct stamp_pcpu_stats __percpu *stats,
+			      u64 *rx, u64 *tx)
+{
+	int cpu;
+
+	*rx = 0;
+	*tx = 0;
+	for_each_possible_cpu(cpu) {
+		const struct stamp_pcpu_stats *s = per_cpu_ptr(stats, cpu);
+		unsigned int start;
+		u64 vrx, vtx;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			vrx = u64_stats_read(&s->cnt[STAMP_STAT_RX]);
+			vtx = u64_stats_read(&s->cnt[STAMP_STAT_TX]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		*rx += vrx;
+		*tx += vtx;
+	}
+}
+
 /* TAI - UTC, for the PTPv2 format: a whole number of seconds, so round
  * away the time between the two reads.
  */
@@ -552,7 +578,7 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 {
 	struct stamp_tlv *t = (void *)(p + off);
 	u8 *v = p + off + sizeof(*t);
-	u64 sum[STAMP_STAT_MAX];
+	u64 rx, tx;
 	u16 cos;
 
 	switch (t->type) {
@@ -587,10 +613,10 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 		 * however many DM TLVs it carries.
 		 */
 		if (!ctx->dm_read) {
-			stamp_stats_sum(ctx->s ? ctx->s->stats : ctx->r->stats,
-					sum);
-			ctx->dm_rx = sum[STAMP_STAT_RX];
-			ctx->dm_tx = sum[STAMP_STAT_TX] + 1;
+			stamp_stats_rx_tx(ctx->s ? ctx->s->stats :
+					  ctx->r->stats, &rx, &tx);
+			ctx->dm_rx = rx;
+			ctx->dm_tx = tx + 1;
 			ctx->dm_read = true;
 		}
 		put_unaligned_be32(ctx->dm_rx, v + 4);
