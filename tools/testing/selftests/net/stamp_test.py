@@ -300,6 +300,12 @@ def cmd_tlv(a):
     if len(dm) == 2:
         check(dm[1][1] == dm[0][1] + 1 and dm[1][2] == dm[0][2] + 1,
               "DM counters %s then %s" % (dm[0], dm[1]))
+        # the reflector has answered every test packet it took in (the
+        # caller checked rx == tx before): R-RX counts this test packet,
+        # R-TX this reply, so the two are equal
+        check(dm[1][1] == dm[1][2],
+              "DM R-RX %d, R-TX %d: not the received and reflected counts"
+              % (dm[1][1], dm[1][2]))
     # malformed TLV areas: flagged, never read or written past the packet
     cases = [
         ("length past the end", tlv(T_PAD, bytes(8), length=64), 0),
