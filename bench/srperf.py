@@ -300,6 +300,40 @@ def rewrite_attach(dev, offset, tmpl):
         raise RuntimeError(f"rewrite: {out.stderr.strip()} (make bench-bpf)")
 
 
+def stamp_frame(traffic, size, src_mac, dst_mac):
+    """The frame the generator replays for STAMP test packets with content
+    (traffic["stamp"]: "ssid", "key" in hex for authenticated mode, "tlvs",
+    a list of "timestamp" and "dm"): a Session-Sender test packet of
+    stamp-sender's own encoder (stamp-sender/stamp_wire.py), sequence number
+    0 and T1 0 in every packet, over UDP from port 49152, padded with zeros
+    to SIZE bytes of frame."""
+    from scapy.all import IPv6, UDP, Ether, IP, Raw, raw
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "stamp-sender"))
+    import stamp_wire as sw
+    spec = traffic["stamp"]
+    tlvs = b""
+    for name in spec.get("tlvs", []):
+        if name == "timestamp":
+            tlvs += sw.tlv(sw.TLV_TIMESTAMP, bytes(4))
+        elif name == "dm":
+            tlvs += sw.tlv(sw.TLV_DM, struct.pack("!III", 0, 0, 0))
+        else:
+            raise ValueError(f"stamp: unknown TLV {name}")
+    key = bytes.fromhex(spec["key"]) if "key" in spec else None
+    payload = sw.build_test_packet(0, bytes(8), sw.error_estimate(False, False),
+                                   int(spec.get("ssid", 0)), tlvs, key)
+    l3 = (IPv6(src=traffic["src_addr"], dst=traffic["dst_addr"], hlim=64)
+          if traffic["family"] == 6
+          else IP(src=traffic["src_addr"], dst=traffic["dst_addr"], ttl=64))
+    pkt = l3 / UDP(sport=49152, dport=int(traffic["udp_dst"])) / Raw(payload)
+    pad = size - 14 - len(pkt)
+    if pad < 0:
+        raise ValueError(f"stamp: a {len(pkt) + 14}-byte frame in {size}")
+    pkt = l3 / UDP(sport=49152, dport=int(traffic["udp_dst"])) / \
+        Raw(payload + bytes(pad))
+    return raw(Ether(src=src_mac, dst=dst_mac) / pkt)
+
+
 def template(frame, pktgen_end=78):
     """What the generator's rewrite writes over the UDP frame pktgen builds,
     of the same length, to make it FRAME: FRAME from the IPv6 header on (the
@@ -317,9 +351,10 @@ class Generator:
     """Offers traffic to the SUT from GEN_CPU with the kernel's pktgen.
 
     Plain IPv4/IPv6 (UDP) frames: pktgen builds them.  Frames with an SRH,
-    which pktgen cannot build: pktgen builds an IPv6/UDP frame of the same
-    length, sent through the qdisc layer, and a program at the generator
-    veth's tcx egress hook rewrites it into the frame srv6_frame() built
+    or STAMP test packets with content, which pktgen cannot build: pktgen
+    builds an IPv6 (or IPv4) UDP frame of the same length, sent through the
+    qdisc layer, and a program at the generator veth's tcx egress hook
+    rewrites it into the frame srv6_frame() or stamp_frame() built
     (bench/rewrite.bpf.c: one bpf_skb_store_bytes() per packet).  Both run in
     pktgen's kthread on GEN_CPU, on one fresh skb per packet.
     """
@@ -329,15 +364,24 @@ class Generator:
         self.traffic = traffic
         # A behaviour may need larger frames (a STAMP test packet: 44 bytes
         # of UDP payload); an experiment of such behaviours sets pkt_size.
+        # "size" sets a behaviour's frame size whatever the experiment's
+        # (its baseline then needs the same size to compare with).
         self.size = max(size, int(traffic.get("min_size", 0)))
+        self.size = int(traffic.get("size", self.size))
         size = self.size
         self.srh = traffic.get("encap") is not None
+        self.rewrite = self.srh or "stamp" in traffic
         self.dst_mac = topo.mac["sut0"]
         self.pktgen = topo.proc_net(topo.gen) + "/pktgen"
         self.attached = False
         self.frame_len = size
-        if self.srh:
-            frame = srv6_frame(traffic, size, topo.mac["gen0"], self.dst_mac)
+        if self.rewrite:
+            if self.srh:
+                frame = srv6_frame(traffic, size, topo.mac["gen0"],
+                                   self.dst_mac)
+            else:
+                frame = stamp_frame(traffic, size, topo.mac["gen0"],
+                                    self.dst_mac)
             self.frame_len = len(frame)
             # bench/rewrite.bpf.c, attached by tcx_load (make bench-bpf)
             # run from this thread in the generator's netns: it stays when
@@ -391,6 +435,9 @@ class Generator:
             cmds += [(dev, f"dst_min {t['dst_addr']}"),
                      (dev, f"dst_max {t.get('dst_max', t['dst_addr'])}"),
                      (dev, f"src_min {t['src_addr']}"), (dev, f"src_max {t['src_addr']}")]
+        if self.rewrite and not self.srh:
+            # Rewritten on egress (stamp_frame()): through the qdisc layer.
+            cmds.append((dev, "xmit_mode queue_xmit"))
         if "udp_dst" in t:
             # STAMP test packets: pktgen's header (magic, sequence number,
             # no timestamp) is all the payload has; a UDP checksum, without

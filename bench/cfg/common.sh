@@ -33,7 +33,8 @@ sut_routes() {
 	sut -4 route replace 10.9.0.0/24 via 10.0.2.2 dev sink0 table "$table"
 }
 
-# traffic FAMILY [SEGS [MODE [DST]]]: print the traffic spec.
+# traffic FAMILY [SEGS [MODE [DST]]]: print the traffic spec; FRAME_SIZE,
+# if set, is the frame size of plain traffic whatever the experiment's.
 traffic() {
 	local fam=$1 segs=${2:-} mode=${3:-encap} dst src pfx
 	if [ "$fam" = 6 ]; then
@@ -46,7 +47,10 @@ traffic() {
 		[ -z "$segs" ] || src=10.8.0.1
 	fi
 	dst=${4:-$dst}
-	if [ -z "$segs" ]; then
+	if [ -z "$segs" ] && [ -n "${FRAME_SIZE:-}" ]; then
+		printf '{"family": %s, "dst_addr": "%s", "src_addr": "%s", "size": %s}\n' \
+			"$fam" "$dst" "$src" "$FRAME_SIZE"
+	elif [ -z "$segs" ]; then
 		printf '{"family": %s, "dst_addr": "%s", "src_addr": "%s"}\n' "$fam" "$dst" "$src"
 	else
 		printf '{"family": %s, "dst_addr": "%s", "src_addr": "%s", "dst": "%s", "encap": {"mode": "%s", "segs": ["%s"]}}\n' \
