@@ -322,16 +322,16 @@ def stamp_frame(traffic, size, src_mac, dst_mac):
     key = bytes.fromhex(spec["key"]) if "key" in spec else None
     payload = sw.build_test_packet(0, bytes(8), sw.error_estimate(False, False),
                                    int(spec.get("ssid", 0)), tlvs, key)
+    v6 = traffic["family"] == 6
     l3 = (IPv6(src=traffic["src_addr"], dst=traffic["dst_addr"], hlim=64)
-          if traffic["family"] == 6
-          else IP(src=traffic["src_addr"], dst=traffic["dst_addr"], ttl=64))
-    pkt = l3 / UDP(sport=49152, dport=int(traffic["udp_dst"])) / Raw(payload)
-    pad = size - 14 - len(pkt)
-    if pad < 0:
-        raise ValueError(f"stamp: a {len(pkt) + 14}-byte frame in {size}")
-    pkt = l3 / UDP(sport=49152, dport=int(traffic["udp_dst"])) / \
-        Raw(payload + bytes(pad))
-    return raw(Ether(src=src_mac, dst=dst_mac) / pkt)
+          if v6 else
+          IP(src=traffic["src_addr"], dst=traffic["dst_addr"], ttl=64))
+    need = 14 + (40 if v6 else 20) + 8 + len(payload)
+    if need > size:
+        raise ValueError(f"stamp: a {need}-byte frame in {size}")
+    udp = UDP(sport=49152, dport=int(traffic["udp_dst"]))
+    return raw(Ether(src=src_mac, dst=dst_mac) / l3 / udp /
+               Raw(payload + bytes(size - need)))
 
 
 def template(frame, pktgen_end=78):
