@@ -29,7 +29,13 @@ timeout=${SELFTEST_TIMEOUT:-1500}
 # kernel logged a report of a debugging option while it ran, and a
 # kmemleak scan after the last test is one more result.
 splats=${SPLATS:-0}
-splat_re='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|kernel BUG at|general protection fault|Oops:|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|possible irq lock inversion|suspicious RCU usage|RCU stall|rcu_sched self-detected|refcount_t:|sleeping function called from invalid context|INFO: task .* blocked|BUG .*: (Poison|Redzone|Freepointer|Object) |unregister_netdevice: waiting for'
+# What counts as a report: the selftests' own pattern, SRV6_SPLAT_RE of the
+# staged net/srv6_oam_lib.sh (which defines functions and that variable).
+splat_re=$(. "$stage/net/srv6_oam_lib.sh" && printf '%s' "${SRV6_SPLAT_RE:-}")
+if [ "$splats" = 1 ] && [ -z "$splat_re" ]; then
+	echo "# no SRV6_SPLAT_RE in $stage/net/srv6_oam_lib.sh" >&2
+	exit 1
+fi
 
 mkdir -p "$results/logs"
 : > "$results/record"

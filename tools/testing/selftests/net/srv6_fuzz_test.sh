@@ -44,9 +44,6 @@ readonly RCV6=fc00:b::1
 readonly RCV_SID=fc00:b::e
 readonly ATK6=2001:db8:1::9
 readonly KEY=00112233445566778899aabbccddeeff
-# what the kernel logs when something is wrong, debug kernel or not
-readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU|'\
-'unregister_netdevice: waiting'
 
 cleanup()
 {
@@ -192,11 +189,6 @@ refl_stat()
 		jq "[.[] | .stats.$1 // 0] | add"
 }
 
-splats()
-{
-	dmesg | grep -c -E "$SPLAT"
-}
-
 fuzz()
 {
 	ip netns exec "$atk" timeout 3600 python3 ./srv6_fuzz.py send \
@@ -231,7 +223,7 @@ run()
 	total=$(python3 ./srv6_fuzz.py count --target "$target" \
 		--count "$COUNT")
 	rx0=$(ip_in)
-	s0=$(splats)
+	s0=$(srv6_splats)
 	"pre_$target"
 	# its lines go to the log as they come: after a crash, the last
 	# index printed is where to replay from
@@ -246,9 +238,9 @@ run()
 	check_err $? "sent ${sent:-none} of $total frames, the SUT's IP took in $((rx1 - rx0))"
 	"post_$target"
 	check_alive
-	s1=$(splats)
+	s1=$(srv6_splats)
 	[ "$s1" -eq "$s0" ]
-	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	check_err $? "the kernel log reports a bug: $(srv6_splat_tail 3)"
 	log_test "fuzz $desc: $total packets, seed $SEED"
 }
 
@@ -389,7 +381,7 @@ netns_churn()
 	local round failed="" s0 runs
 
 	RET=0
-	s0=$(splats)
+	s0=$(srv6_splats)
 	rm -f "$tmp/vmac"
 	traffic_start e3 - 300
 	for ((round = 0; round < ${NETNS_ROUNDS:-3}; round++)); do
@@ -421,8 +413,8 @@ netns_churn()
 	echo "# netns churn: $round namespaces deleted under traffic," \
 		"${runs:-0} fuzzer runs to them completed"
 	check_alive
-	[ "$(splats)" -eq "$s0" ]
-	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	[ "$(srv6_splats)" -eq "$s0" ]
+	check_err $? "the kernel log reports a bug: $(srv6_splat_tail 3)"
 	log_test "netns churn: namespaces with all our objects deleted under traffic"
 }
 
@@ -460,7 +452,7 @@ churn()
 	local t rounds failed="" s0 sent=0
 
 	RET=0
-	s0=$(splats)
+	s0=$(srv6_splats)
 	traffic_start e1 "$amac" 1000
 	for ((rounds = 0; rounds < ${CHURN_ROUNDS:-10}; rounds++)); do
 		failed+=$(churn_once)
@@ -475,8 +467,8 @@ churn()
 	echo "# churn: $rounds rounds of reconfiguration beside ${sent:-0}" \
 		"fuzzer runs (1000 mutations after the truncations each)"
 	check_alive
-	[ "$(splats)" -eq "$s0" ]
-	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	[ "$(srv6_splats)" -eq "$s0" ]
+	check_err $? "the kernel log reports a bug: $(srv6_splat_tail 3)"
 	log_test "churn: reflectors, sessions, set elements, rules, routes, IOAM under traffic"
 }
 

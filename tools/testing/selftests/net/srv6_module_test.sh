@@ -34,7 +34,6 @@ readonly REFL6=fc00:3::1
 readonly SID3=fc00:3::e
 readonly KEY=00112233445566778899aabbccddeeff
 readonly ROUNDS=${MODULE_ROUNDS:-3}
-readonly SPLAT_RE='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
 
 pids=()
 
@@ -71,12 +70,6 @@ loaded()
 rmmod_ok()
 {
 	slowwait 60 rmmod "$1" 2> /dev/null
-}
-
-# splats: how many lines of the kernel log report a bug
-splats()
-{
-	dmesg | grep -cE "$SPLAT_RE"
 }
 
 replies()
@@ -322,7 +315,7 @@ done
 
 tmp=$(mktemp)
 trap 'cleanup; rm -f "$tmp"' EXIT
-s0=$(splats)
+s0=$(srv6_splats)
 if ! setup; then
 	echo "FAIL: setup"
 	exit "$ksft_fail"
@@ -339,10 +332,10 @@ test_held ip_set_hash_sr6 set sr6_set elem_packets
 test_stamp
 
 RET=0
-s1=$(splats)
+s1=$(srv6_splats)
 [ "$s1" = "$s0" ]
 check_err $? "the kernel log reports $((s1 - s0)) bug line(s):
-$(dmesg | grep -E "$SPLAT_RE" | tail -n 5)"
+$(srv6_splat_tail 5)"
 log_test "the kernel log reports no bug"
 
 exit "$EXIT_STATUS"

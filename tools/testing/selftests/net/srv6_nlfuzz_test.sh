@@ -40,8 +40,6 @@ source srv6_oam_lib.sh
 
 readonly COUNT=${NLFUZZ_COUNT:-500}
 readonly SEED=${NLFUZZ_SEED:-1}
-# what the kernel logs when something is wrong, debug kernel or not
-readonly SPLAT='BUG:|WARNING:|Oops|general protection|UBSAN|KASAN|refcount_t|RCU'
 
 cleanup()
 {
@@ -54,11 +52,6 @@ chmod 755 "$tmp"
 trap cleanup EXIT
 
 srv6_require jq python3 ip ipset ip6tables ip6tables-legacy setpriv unshare
-
-splats()
-{
-	dmesg | grep -c -E "$SPLAT"
-}
 
 # fuzz FAMILY MODE: NLFUZZ_COUNT requests to FAMILY, as root in a
 # namespace of its own (MODE root) or as nobody in a user namespace (MODE
@@ -132,14 +125,14 @@ check_works()
 		ip netns exec "$fz" ip6tables-legacy -D INPUT -m srh \
 			--srh-sid-list fc00:a::1,fc00:a::2
 	check_err $? "srh-legacy: a SID-list rule could not be made, shown, deleted"
-	[ "$(splats)" -eq "$splats0" ]
-	check_err $? "the kernel log reports a bug: $(dmesg | grep -E "$SPLAT" | tail -n 3)"
+	[ "$(srv6_splats)" -eq "$splats0" ]
+	check_err $? "the kernel log reports a bug: $(srv6_splat_tail 3)"
 	log_test "after the fuzzing: everything works, the kernel log is clean"
 }
 
 setup_ns fz || exit "$ksft_skip"
 ip -n "$fz" link set lo up
-splats0=$(splats)
+splats0=$(srv6_splats)
 echo "seed $SEED, $COUNT requests per family and mode"
 
 userns=yes

@@ -1,11 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers shared by the SRv6 OAM selftests (srv6_end_x_dx_oif_test.sh,
-# srv6_end_dt4_table_test.sh, srv6_srh_sid_list_test.sh,
-# srv6_hash_sr6_test.sh, srv6_stamp_test.sh, srv6_stamp_abuse_test.sh,
-# ioam6_ext_test.sh, srv6_pfplm_test.sh).  Sourced after lib.sh, whose
-# setup_ns, log_test and ret_set_ksft_status they build on.
+# Helpers shared by the SRv6 OAM selftests (srv6_*_test.sh,
+# ioam6_ext_test.sh).  Sourced after lib.sh, whose setup_ns, log_test and
+# ret_set_ksft_status they build on.
+
+# What the kernel logs when something is wrong, debug kernel or not: a
+# BUG or WARNING, an oops, a report of KASAN, UBSAN, KFENCE, lockdep, RCU or
+# slab debugging, a refcount warning, a netdev whose unregistration stalls.
+SRV6_SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|kernel BUG at|'\
+'general protection fault|Oops:|Kernel panic|possible recursive locking|'\
+'possible circular locking|inconsistent lock state|'\
+'possible irq lock inversion|suspicious RCU usage|RCU stall|'\
+'rcu_sched self-detected|refcount_t:|'\
+'sleeping function called from invalid context|INFO: task .* blocked|'\
+'BUG .*: (Poison|Redzone|Freepointer|Object) |unregister_netdevice: waiting for'
 
 # check_err STATUS MSG: fail the test case with MSG unless STATUS is 0
 check_err()
@@ -160,4 +169,16 @@ capture_stop()
 	kill "${SRV6_CAPTURES[@]}" 2>/dev/null
 	wait "${SRV6_CAPTURES[@]}" 2>/dev/null
 	SRV6_CAPTURES=()
+}
+
+# srv6_splats: how many lines of the kernel log report a bug
+srv6_splats()
+{
+	dmesg | grep -c -E "$SRV6_SPLAT_RE"
+}
+
+# srv6_splat_tail N: the last N of those lines
+srv6_splat_tail()
+{
+	dmesg | grep -E "$SRV6_SPLAT_RE" | tail -n "$1"
 }
