@@ -69,33 +69,55 @@ cd "$work/tests" || exit 1
 # portmap.t, macipmap.t, setlist.t and bitmap:ip.t add an element with a
 # 1 s timeout, re-add it with 3 s, sleep 2 s and expect it: a margin of
 # one second for three commands, which a loaded TCG guest does not keep
-# (portmap failed so).  Re-adding with 30 s checks the same thing (the
+# (portmap failed so).  Re-adding with 60 s checks the same thing (the
 # re-add extended the timeout past the 1 s one) without the race.
-sed -i 's/ timeout 3 -exist$/ timeout 30 -exist/' portmap.t macipmap.t \
+sed -i 's/ timeout 3 -exist$/ timeout 60 -exist/' portmap.t macipmap.t \
 	setlist.t bitmap:ip.t
+# setlist.t restores a list:set whose members time out after 5 s, then
+# runs a dozen commands and expects a member still referenced (a loaded
+# guest took longer than 15 s, the scaled timeout, and setlist failed so
+# in a clean-clone run), then sleeps 10 s and expects every member gone.
+# Members of 60 s, and a wait for them to go (up to 600 s) instead of
+# the sleep: the same checks, without a race either way.
+sed -i 's/^create test list:set timeout 5 size 4$/create test list:set timeout 60 size 4/' \
+	setlist.t.restore
+sed -i "s/^0 sleep 10\$/0 for i in \$(seq 600); do ipset list | grep -q 'References: 1' || break; sleep 1; done/" \
+	setlist.t
+grep -q '^create test list:set timeout 60 size 4$' setlist.t.restore &&
+	grep -q "^0 for i in .*References: 1" setlist.t ||
+	{ echo "ipset-tests: setlist.t is not as expected"; exit 1; }
 # More of the same: an element added with "timeout 4" (a set created with
 # "timeout 5") must still be listed some ten ipset commands later, which
 # a TCG guest on a loaded host does not do in 4 s (macipmap, portmap,
-# setlist and hash:mac failed so at a load of 9).  Every timeout of 1 to
-# 10 s and every sleep of whole seconds of the files with timeouts is
-# scaled by the same factor: what must expire before a sleep still does,
-# what must outlive a few commands gets three times the time.  The
-# listings compare timeouts as "timeout x" (diff.sh).
+# setlist and hash:mac failed so at a load of 9), nor in 12 s, three
+# times that (portmap and hash:mac failed so beside three other guests).
+# Every timeout of 1 to 10 s and every sleep of whole seconds of the files
+# with timeouts is scaled by the same factor, IPSET_TIME_SCALE (6): what
+# must expire before a sleep still does, what must outlive a few commands
+# gets that many times the time.  The listings compare timeouts as
+# "timeout x" (diff.sh).
 # A sleep of 5 s or more is followed by a listing that expects what timed
 # out to be gone, "Number of entries" included, which only the set's
 # garbage collector updates, every third of the set's timeout: once the
-# timeouts are scaled that is every 3 to 5 s, not every second, and a
+# timeouts are scaled that is every 2 to 20 s, not every second, and a
 # listing came before it (macipmap failed so on 6.1, two entries counted,
-# one listed).  Such a sleep is made 4 times as long plus 2 s: it outlasts
-# the scaled timeouts by a whole period of the collector.  The 2 s sleeps
-# come before a check that an element is still there: scaled by 3.
-# Costs about 3 min.
+# one listed).  Such a sleep is made 4/3 of the factor as long plus 2 s:
+# it outlasts the scaled timeouts by a whole period of the collector.
+# The 2 s sleeps come before a check that an element is still there:
+# scaled by the factor.  The sleeps run beside iphash, the longest file.
+# hash:sr6.t gives two elements "a timeout longer than the test", 100 s,
+# and lists them after its scaled sleep: that sleep (50 s) and a loaded
+# guest make the test longer than that (hash:sr6.t failed so).  1000 s.
+sed -i 's/ timeout 100$/ timeout 1000/' hash:sr6.t
+[ "$(grep -c ' timeout 1000$' hash:sr6.t)" = 2 ] ||
+	{ echo "ipset-tests: hash:sr6.t is not as expected"; exit 1; }
+scale=${IPSET_TIME_SCALE:-6}
 for f in portmap.t macipmap.t setlist.t setlist.t.restore bitmap:ip.t \
 	hash:mac.t hash:sr6.t; do
-	sed -i -E -e 's/\btimeout ([1-9]|10)\b/timeout \1__x3/g' \
+	sed -i -E -e 's/\btimeout ([1-9]|10)\b/timeout \1__xk/g' \
 		-e 's/\bsleep ([1-9][0-9]*)(s?)\b/sleep \1__sl\2/g' "$f"
-	perl -pi -e 's/(\d+)__x3/$1 * 3/ge;
-		s/(\d+)__sl/$1 >= 5 ? $1 * 4 + 2 : $1 * 3/ge' "$f"
+	K=$scale perl -pi -e 's/(\d+)__xk/$1 * $ENV{K}/ge;
+		s/(\d+)__sl/$1 >= 5 ? int($1 * 4 * $ENV{K} \/ 3) + 2 : $1 * $ENV{K}/ge' "$f"
 done
 # iphash.t and hash:ip.t compare the "add" lines of a restore file with
 # `ipset -S test | grep add`, which also matches the saved "create" line
