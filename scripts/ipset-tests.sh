@@ -73,19 +73,12 @@ cd "$work/tests" || exit 1
 # re-add extended the timeout past the 1 s one) without the race.
 sed -i 's/ timeout 3 -exist$/ timeout 60 -exist/' portmap.t macipmap.t \
 	setlist.t bitmap:ip.t
-# setlist.t restores a list:set whose members time out after 5 s, then
-# runs a dozen commands and expects a member still referenced (a loaded
-# guest took longer than 15 s, the scaled timeout, and setlist failed so
-# in a clean-clone run), then sleeps 10 s and expects every member gone.
-# Members of 60 s, and a wait for them to go (up to 600 s) instead of
-# the sleep: the same checks, without a race either way.
-sed -i 's/^create test list:set timeout 5 size 4$/create test list:set timeout 60 size 4/' \
-	setlist.t.restore
-sed -i "s/^0 sleep 10\$/0 for i in \$(seq 600); do ipset list | grep -q 'References: 1' || break; sleep 1; done/" \
-	setlist.t
-grep -q '^create test list:set timeout 60 size 4$' setlist.t.restore &&
-	grep -q "^0 for i in .*References: 1" setlist.t ||
-	{ echo "ipset-tests: setlist.t is not as expected"; exit 1; }
+# hash:sr6.t gives two elements "a timeout longer than the test", 100 s,
+# and lists them after its scaled sleep: that sleep (50 s) and a loaded
+# guest make the test longer than that (hash:sr6.t failed so).  1000 s.
+sed -i 's/ timeout 100$/ timeout 1000/' hash:sr6.t
+[ "$(grep -c ' timeout 1000$' hash:sr6.t)" = 2 ] ||
+	{ echo "ipset-tests: hash:sr6.t is not as expected"; exit 1; }
 # More of the same: an element added with "timeout 4" (a set created with
 # "timeout 5") must still be listed some ten ipset commands later, which
 # a TCG guest on a loaded host does not do in 4 s (macipmap, portmap,
@@ -105,12 +98,6 @@ grep -q '^create test list:set timeout 60 size 4$' setlist.t.restore &&
 # it outlasts the scaled timeouts by a whole period of the collector.
 # The 2 s sleeps come before a check that an element is still there:
 # scaled by the factor.  The sleeps run beside iphash, the longest file.
-# hash:sr6.t gives two elements "a timeout longer than the test", 100 s,
-# and lists them after its scaled sleep: that sleep (50 s) and a loaded
-# guest make the test longer than that (hash:sr6.t failed so).  1000 s.
-sed -i 's/ timeout 100$/ timeout 1000/' hash:sr6.t
-[ "$(grep -c ' timeout 1000$' hash:sr6.t)" = 2 ] ||
-	{ echo "ipset-tests: hash:sr6.t is not as expected"; exit 1; }
 scale=${IPSET_TIME_SCALE:-6}
 for f in portmap.t macipmap.t setlist.t setlist.t.restore bitmap:ip.t \
 	hash:mac.t hash:sr6.t; do
@@ -119,6 +106,20 @@ for f in portmap.t macipmap.t setlist.t setlist.t.restore bitmap:ip.t \
 	K=$scale perl -pi -e 's/(\d+)__xk/$1 * $ENV{K}/ge;
 		s/(\d+)__sl/$1 >= 5 ? int($1 * 4 * $ENV{K} \/ 3) + 2 : $1 * $ENV{K}/ge' "$f"
 done
+# setlist.t restores a list:set whose members time out after 5 s, then
+# runs a dozen commands and expects a member still referenced (a loaded
+# guest took longer than 15 s, the scaled timeout, and setlist failed so
+# in a clean-clone run), then sleeps 10 s (scaled: 42) and expects every member gone.
+# Members of 60 s, and a wait for them to go (up to 600 s) instead of
+# the sleep: the same checks, without a race either way.  After the
+# scaling, which would stretch the loop's 1 s poll.
+sed -i -E 's/^create test list:set timeout [0-9]+ size 4$/create test list:set timeout 60 size 4/' \
+	setlist.t.restore
+sed -i -E "s/^0 sleep [0-9]+\$/0 for i in \$(seq 600); do ipset list | grep -q 'References: 1' || break; sleep 1; done/" \
+	setlist.t
+grep -q '^create test list:set timeout 60 size 4$' setlist.t.restore &&
+	grep -q "^0 for i in .*References: 1" setlist.t ||
+	{ echo "ipset-tests: setlist.t is not as expected"; exit 1; }
 # iphash.t and hash:ip.t compare the "add" lines of a restore file with
 # `ipset -S test | grep add`, which also matches the saved "create" line
 # whenever the set's random "initval 0x..." holds the letters "add" (one
