@@ -18,7 +18,13 @@
 #
 # Then make check runs `gate.sh` with no argument in its own guest, as the
 # test @bench/gate.sh: it reports that verdict, and fails if there is none,
-# or if it is not that of the kernel under test.
+# or if it is not that of the kernel under test.  The verdict is looked for
+# in GATE_RESULTS if set, else in build/gate* (make gate's build/gate, make
+# DEBUG=1 gate's build/gate-debug): the one of this kernel.
+#
+# GATE_BOUNDS=report (make DEBUG=1 gate): the bounds are the plain kernel's
+# ratios, and KASAN's instrumentation changes every instruction count, so
+# on the debug kernel they are printed but not held; rot still fails it.
 #
 # No time is asserted anywhere: instruction counts under icount do not
 # depend on the host's speed.
@@ -28,7 +34,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
 if [ "${1:-}" != --run ]; then
-	res=${GATE_RESULTS:-$top/build/gate}
+	res=${GATE_RESULTS:-}
+	if [ -z "$res" ]; then
+		res=$top/build/gate
+		for d in "$top"/build/gate*/; do
+			[ "$(cat "$d/gate.kernel" 2> /dev/null)" = "$(uname -r -v)" ] &&
+				res=${d%/}
+		done
+	fi
 	[ -s "$res/gate.status" ] || { echo "gate: no result in $res (make gate)"; exit 1; }
 	cat "$res/gate.log"
 	if [ "$(cat "$res/gate.kernel")" != "$(uname -r -v)" ]; then
@@ -70,10 +83,11 @@ echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
 # (1) Rot: every behaviour configured, delivering at least half of what it
 # was offered in every trial, with a finite instruction count per packet.
 # (2) The bounds.
-/usr/bin/python3 - "$here/experiments/gate.yaml" "$out/gate.json" <<-'PY' || rc=1
+/usr/bin/python3 - "$here/experiments/gate.yaml" "$out/gate.json" "${GATE_BOUNDS:-hold}" <<-'PY' || rc=1
 	import json, math, sys, yaml
 	bounds = yaml.safe_load(open(sys.argv[1]))["bounds"]
 	out = json.load(open(sys.argv[2]))
+	hold = sys.argv[3] != "report"
 	res = {r["behaviour"]: r for r in out["results"]}
 	trials = [(b, t) for b, t in out["config"].get("rot_trials", {}).items()]
 	trials += [(r["behaviour"], t) for r in out["results"] for t in r["trials"]]
@@ -87,21 +101,29 @@ echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
 	    print("not ok: rot: not configured or not carried: " + ", ".join(bad + out["failed"]))
 	else:
 	    print(f"ok: rot: {n} behaviours (every configuration script) configured, carrying their traffic")
-	ok, broken = 0, 0
+	ok, broken, missing = 0, 0, 0
 	for b in bounds:
 	    x, ref = res.get(b["x"]), res.get(b["ref"])
 	    if not x or not ref or not x["insn_per_pkt"]["mean"] \
 	            or ref["insn_per_pkt"]["mean"] is None:
 	        print(f"not ok: {b['x']} / {b['ref']}: not measured")
-	        broken += 1
+	        missing += 1
 	        continue
 	    v = ref["insn_per_pkt"]["mean"] / x["insn_per_pkt"]["mean"]
 	    good = v >= b["min"]
-	    print(f"{'ok' if good else 'not ok'}: {b['ref']} / {b['x']} instructions per "
+	    verdict = ("ok" if good else "not ok") if hold else \
+	        "report: " + ("within" if good else "outside") + " its bound"
+	    print(f"{verdict}: {b['ref']} / {b['x']} instructions per "
 	          f"packet {v:.4f} (bound >= {b['min']}): {b['why']}")
 	    ok, broken = ok + good, broken + (not good)
-	print(f"gate: {ok} bounds held, {broken} broken")
-	sys.exit(1 if broken or bad or out["failed"] else 0)
+	if hold:
+	    print(f"gate: {ok} bounds held, {broken + missing} broken")
+	else:
+	    # not held; a ratio not measured still fails: its behaviour did not run
+	    print(f"gate: bounds reported, not held (GATE_BOUNDS=report): "
+	          f"{ok} within, {broken} outside, {missing} not measured")
+	    broken = 0
+	sys.exit(1 if broken or missing or bad or out["failed"] else 0)
 	PY
 echo "gate: done after $(( $(date +%s) - start )) s (guest time)"
 echo $rc > "$out/gate.status"
