@@ -628,7 +628,7 @@ test_delete_under_traffic()
 		> /dev/null
 	check_err $? "no traffic through End.X"
 	# unregistering must not wait for references held by the routes
-	timeout 20 ip -n "$r" link del vethb
+	timeout "$SRV6_HANG_TIMEOUT" ip -n "$r" link del vethb
 	check_err $? "deleting the oif device hung or failed"
 	e0=$(sid_errors fc00:e::e)
 	slowwait 60 until_counter_is "> $e0" sid_errors fc00:e::e > /dev/null

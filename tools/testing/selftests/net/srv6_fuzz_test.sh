@@ -205,8 +205,9 @@ check_alive()
 	ip netns exec "$atk" ping -6 -c 1 -W 10 "$RCV6" >/dev/null
 	check_err $? "no ping reply from $RCV6 over the End SID $SID"
 	for ssid in 1 7; do
-		ip netns exec "$atk" timeout 120 python3 ./stamp_test.py basic \
-			"$REFL6" --ssid "$ssid" >/dev/null
+		ip netns exec "$atk" timeout "$SRV6_HANG_TIMEOUT" \
+			python3 ./stamp_test.py basic "$REFL6" --ssid "$ssid" \
+			>/dev/null
 		check_err $? "no right STAMP reply from $REFL6 (SSID $ssid)"
 	done
 	ip netns exec "$atk" ping -4 -c 1 -W 10 10.0.1.1 >/dev/null

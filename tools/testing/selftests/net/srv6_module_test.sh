@@ -256,8 +256,8 @@ test_stamp()
 		check_err $? "the configuration was refused"
 		loaded stamp
 		check_err $? "ip stamp did not load the stamp module"
-		ip netns exec "$snd" timeout 120 python3 ./stamp_test.py basic \
-			"$REFL6" --ssid 12 > /dev/null
+		ip netns exec "$snd" timeout "$SRV6_HANG_TIMEOUT" \
+			python3 ./stamp_test.py basic "$REFL6" --ssid 12 > /dev/null
 		check_err $? "no reply over the return path before the removal"
 		ip netns exec "$snd" python3 ./stamp_test.py flood "$REFL6" \
 			--ssid 7 --seconds 3600 > /dev/null 2>&1 &
@@ -287,8 +287,9 @@ test_stamp()
 		[ "$(jq '.reflectors + .sessions | length' "$tmp")" = 0 ]
 		check_err $? "a fresh module shows objects: $(cat "$tmp")"
 		ip -n "$refl" stamp reflector add &&
-			ip netns exec "$snd" timeout 120 python3 ./stamp_test.py \
-				basic "$REFL6" > /dev/null
+			ip netns exec "$snd" \
+				timeout "$SRV6_HANG_TIMEOUT" \
+				python3 ./stamp_test.py basic "$REFL6" > /dev/null
 		check_err $? "no reply after the module was loaded again"
 		ip -n "$refl" stamp flush
 		ip -n "$snd" stamp flush

@@ -16,6 +16,14 @@ SRV6_SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|kernel BUG at|'\
 'sleeping function called from invalid context|INFO: task .* blocked|'\
 'BUG .*: (Poison|Redzone|Freepointer|Object) |unregister_netdevice: waiting for'
 
+# The bound of a command that ends by itself (a tool that refuses its
+# input, a sender of a fixed count, an interface deletion): it only turns a
+# hang into a failure, so it is far above what the slowest guest needs.  A
+# debug kernel under TCG on a loaded host took over 120 s to run one
+# refusal of pfplm (Python's start-up, mostly); the harness's bound of the
+# whole test (SELFTEST_TIMEOUT) is above this one.
+SRV6_HANG_TIMEOUT=${SRV6_HANG_TIMEOUT:-900}
+
 # check_err STATUS MSG: fail the test case with MSG unless STATUS is 0
 check_err()
 {

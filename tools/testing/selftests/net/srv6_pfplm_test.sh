@@ -471,7 +471,7 @@ test_refused()
 		local what=$1 msg=$2
 		shift 2
 
-		out=$(ip netns exec "$r1" timeout 120 pfplm "$@" 2>&1)
+		out=$(ip netns exec "$r1" timeout "$SRV6_HANG_TIMEOUT" pfplm "$@" 2>&1)
 		rc=$?
 		[ "$rc" = 2 ] && grep -q -- "$msg" <<< "$out"
 		check_err $? "$what: exit $rc, not 2 with '$msg': $out"
