@@ -34,8 +34,10 @@ source lib.sh
 source srv6_oam_lib.sh
 source srv6_flows_lib.sh
 
-readonly PERIOD=6
-readonly GUARD=2
+# PERIOD and GUARD: at least 6 s and 2 s, longer on a slow guest
+# (calibrate_period)
+PERIOD=6
+GUARD=2
 readonly FLOWS=50
 readonly DOOM=0x80
 readonly SRC=fc00:1::100
@@ -148,6 +150,46 @@ setup()
 	done
 }
 
+# calibrate_period: a period this guest can keep.  pfplm reads a colour's
+# counters after the guard and must be done T - G/2 later, or it marks the
+# block unusable (a late reading may hold packets of the next block of that
+# colour); each reading is one ip6tables-save or ipset save of about 4 x
+# FLOWS rules or elements.  On the plain kernel that takes a fraction of a
+# second; on the debug kernel on a loaded host it took more than the 5 s a
+# 6 s period leaves, and every block of the test was unusable.  So the
+# period is 8 times the slowest of three such saves here (a table of 4 x
+# FLOWS SID-list rules in hd, which has no other), 6 s at least, and the
+# guard a third of it: a reading then has T/2, 4 saves' time, and a colour
+# switch (one rule replaced; the legacy backend rewrites the table) G/2,
+# 1.3 saves' time (a late switch only makes two blocks unknown).
+calibrate_period()
+{
+	local k t0 ms worst=0
+
+	{
+		echo "*mangle"
+		echo ":calib - [0:0]"
+		for k in $(seq 1 $((4 * FLOWS))); do
+			echo "-A calib -m srh --srh-sid-list" \
+				"$(sids $((k % FLOWS + 1))) -j RETURN"
+		done
+		echo "COMMIT"
+	} | n "$hd" ip6tables-restore -w --noflush
+	for k in 1 2 3; do
+		t0=$(date +%s%N)
+		n "$hd" ip6tables-save -c -t mangle > /dev/null
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		((ms > worst)) && worst=$ms
+	done
+	n "$hd" ip6tables -w -t mangle -F calib
+	n "$hd" ip6tables -w -t mangle -X calib
+	PERIOD=$(((8 * worst + 999) / 1000))
+	((PERIOD < 6)) && PERIOD=6
+	GUARD=$((PERIOD / 3))
+	echo "# period $PERIOD s, guard $GUARD s: one save of $((4 * FLOWS))" \
+		"rules took up to $worst ms here"
+}
+
 # conf ROLE METHOD FLOW... : a pfplm configuration file on stdout
 conf()
 {
@@ -161,7 +203,8 @@ conf()
 	echo "name = plm"
 	if [ "$role" = ingress ]; then
 		echo "source = $SRC"
-		echo "peer-timeout = 120"
+		# the egress starts first; this only bounds a hang
+		echo "peer-timeout = $SRV6_HANG_TIMEOUT"
 		echo "results = $TMP/results.$method"
 		echo "state = $TMP/state.$method"
 		echo "prometheus = $TMP/prom.$method"
@@ -513,6 +556,8 @@ if ! n "$r1" ipset create probe hash:sr6 2>/dev/null; then
 fi
 n "$r1" ipset destroy probe
 
+calibrate_period
+readonly PERIOD GUARD
 test_refused
 run_method rules
 run_method sets
