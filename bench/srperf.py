@@ -37,6 +37,7 @@ import mmap
 import os
 import re
 import shutil
+import socket
 import statistics
 import struct
 import subprocess
@@ -253,32 +254,79 @@ def netdev(path, dev):
     raise RuntimeError(f"no {dev} in {path}")
 
 
+# The generator's frames, built here rather than with Scapy: under TCG its
+# import alone took 35 s of the gate's guest time.  Defaults as Scapy's
+# (hop limit and TTL 64, IPv4 identification 1, checksums computed).
+def _csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def _mac(text):
+    return bytes.fromhex(text.replace(":", ""))
+
+
+def _ether(src_mac, dst_mac, ethertype, payload):
+    return _mac(dst_mac) + _mac(src_mac) + struct.pack("!H", ethertype) + payload
+
+
+def _ipv6(src, dst, nh, payload, hlim=64, tc=0):
+    return struct.pack("!IHBB16s16s", 6 << 28 | tc << 20, len(payload), nh,
+                       hlim, socket.inet_pton(socket.AF_INET6, src),
+                       socket.inet_pton(socket.AF_INET6, dst)) + payload
+
+
+def _ipv4(src, dst, proto, payload, ttl=64):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, ttl,
+                      proto, 0, socket.inet_aton(src), socket.inet_aton(dst))
+    return hdr[:10] + struct.pack("!H", _csum(hdr)) + hdr[12:] + payload
+
+
+def _ip_udp(fam, src, dst, sport, dport, payload, ttl=64):
+    """An IPv6 or IPv4 (FAM 6 or 4) UDP packet, its checksum computed."""
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    if fam == 6:
+        pseudo = (socket.inet_pton(socket.AF_INET6, src) +
+                  socket.inet_pton(socket.AF_INET6, dst) +
+                  struct.pack("!IxxxB", len(udp), 17))
+    else:
+        pseudo = (socket.inet_aton(src) + socket.inet_aton(dst) +
+                  struct.pack("!xBH", 17, len(udp)))
+    udp = udp[:6] + struct.pack("!H", _csum(pseudo + udp) or 0xffff) + udp[8:]
+    if fam == 6:
+        return _ipv6(src, dst, 17, udp, hlim=ttl)
+    return _ipv4(src, dst, 17, udp, ttl=ttl)
+
+
 def srv6_frame(traffic, size, src_mac, dst_mac):
     """The frame the generator replays for SRH traffic: outer IPv6 + SRH
     carrying traffic["encap"]["segs"] (first segment first), then the inner
     packet of SIZE bytes (an Ethernet frame for l2encap)."""
-    from scapy.all import (IPv6, UDP, Ether, IP, Raw, raw,
-                           IPv6ExtHdrSegmentRouting)
     fam = traffic["family"]
     segs = traffic["encap"]["segs"]
-    l3 = (IPv6(src=traffic["src_addr"], dst=traffic["dst_addr"]) if fam == 6
-          else IP(src=traffic["src_addr"], dst=traffic["dst_addr"]))
-    inner = l3 / UDP(sport=9, dport=9)
-    pad = max(size - 14 - len(inner), 0)
-    inner = inner / Raw(b"\0" * pad)
+    pad = max(size - 14 - (40 if fam == 6 else 20) - 8, 0)
+    inner = _ip_udp(fam, traffic["src_addr"], traffic["dst_addr"], 9, 9,
+                    bytes(pad))
     if traffic["encap"].get("mode") == "l2encap":
-        inner, nh = Ether(src=src_mac, dst=dst_mac) / inner, 143
+        inner = _ether(src_mac, dst_mac, 0x86dd if fam == 6 else 0x0800,
+                       inner)
+        nh = 143
     else:
         nh = 41 if fam == 6 else 4
     # As a headend sends it (Segments Left: the last index, the first SID
     # as destination), or, with "segleft", as a later node receives it.
     segleft = int(traffic["encap"].get("segleft", len(segs) - 1))
-    srh = IPv6ExtHdrSegmentRouting(addresses=list(reversed(segs)),
-                                   segleft=segleft,
-                                   lastentry=len(segs) - 1, nh=nh)
-    outer = IPv6(src="fd00:1::1", dst=segs[len(segs) - 1 - segleft], nh=43,
-                 hlim=64, tc=int(traffic["encap"].get("tc", 0)))
-    return raw(Ether(src=src_mac, dst=dst_mac) / outer / srh / inner)
+    srh = struct.pack("!BBBBBBH", nh, 2 * len(segs), 4, segleft,
+                      len(segs) - 1, 0, 0)
+    srh += b"".join(socket.inet_pton(socket.AF_INET6, a)
+                    for a in reversed(segs))
+    outer = _ipv6("fd00:1::1", segs[len(segs) - 1 - segleft], 43, srh + inner,
+                  tc=int(traffic["encap"].get("tc", 0)))
+    return _ether(src_mac, dst_mac, 0x86dd, outer)
 
 
 REWRITE_MAX = 512      # bench/rewrite.bpf.c's TEMPLATE_MAX
@@ -307,7 +355,6 @@ def stamp_frame(traffic, size, src_mac, dst_mac):
     stamp-sender's own encoder (stamp-sender/stamp_wire.py), sequence number
     0 and T1 0 in every packet, over UDP from port 49152, padded with zeros
     to SIZE bytes of frame."""
-    from scapy.all import IPv6, UDP, Ether, IP, Raw, raw
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "stamp-sender"))
     import stamp_wire as sw
     spec = traffic["stamp"]
@@ -322,16 +369,13 @@ def stamp_frame(traffic, size, src_mac, dst_mac):
     key = bytes.fromhex(spec["key"]) if "key" in spec else None
     payload = sw.build_test_packet(0, bytes(8), sw.error_estimate(False, False),
                                    int(spec.get("ssid", 0)), tlvs, key)
-    v6 = traffic["family"] == 6
-    l3 = (IPv6(src=traffic["src_addr"], dst=traffic["dst_addr"], hlim=64)
-          if v6 else
-          IP(src=traffic["src_addr"], dst=traffic["dst_addr"], ttl=64))
-    need = 14 + (40 if v6 else 20) + 8 + len(payload)
+    fam = traffic["family"]
+    need = 14 + (40 if fam == 6 else 20) + 8 + len(payload)
     if need > size:
         raise ValueError(f"stamp: a {need}-byte frame in {size}")
-    udp = UDP(sport=49152, dport=int(traffic["udp_dst"]))
-    return raw(Ether(src=src_mac, dst=dst_mac) / l3 / udp /
-               Raw(payload + bytes(size - need)))
+    pkt = _ip_udp(fam, traffic["src_addr"], traffic["dst_addr"], 49152,
+                  int(traffic["udp_dst"]), payload + bytes(size - need))
+    return _ether(src_mac, dst_mac, 0x86dd if fam == 6 else 0x0800, pkt)
 
 
 def template(frame, pktgen_end=78):

@@ -3,10 +3,13 @@
 """Host test of srperf's statistics (make check-host; no guest): the t
 quantile of its CI95 against Student's t distribution computed here from
 its density, the CI95 of a known sample, results JSON without NaN or
-Infinity, and the same of every results JSON under bench/results.  Exit 0
-when every check passed, 1 otherwise."""
+Infinity, and the same of every results JSON under bench/results; and the
+generator's frames (srv6_frame(), stamp_frame(), built without Scapy)
+byte for byte against Scapy's (python3-scapy, make deps).  Exit 0 when
+every check passed, 1 otherwise."""
 
 import glob
+import itertools
 import json
 import math
 import os
@@ -20,6 +23,72 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import hosttest  # noqa: E402
 from hosttest import check  # noqa: E402
 
+
+SRC_MAC, DST_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
+
+
+def scapy_srv6_frame(t, size):
+    from scapy.all import (IPv6, UDP, Ether, IP, Raw, raw,
+                           IPv6ExtHdrSegmentRouting)
+    segs, fam = t["encap"]["segs"], t["family"]
+    inner = (IPv6(src=t["src_addr"], dst=t["dst_addr"]) if fam == 6
+             else IP(src=t["src_addr"], dst=t["dst_addr"])) / UDP(sport=9, dport=9)
+    inner = inner / Raw(bytes(max(size - 14 - len(inner), 0)))
+    nh = 41 if fam == 6 else 4
+    if t["encap"].get("mode") == "l2encap":
+        inner, nh = Ether(src=SRC_MAC, dst=DST_MAC) / inner, 143
+    segleft = int(t["encap"].get("segleft", len(segs) - 1))
+    srh = IPv6ExtHdrSegmentRouting(addresses=list(reversed(segs)),
+                                   segleft=segleft, lastentry=len(segs) - 1,
+                                   nh=nh)
+    outer = IPv6(src="fd00:1::1", dst=segs[len(segs) - 1 - segleft], nh=43,
+                 hlim=64, tc=int(t["encap"].get("tc", 0)))
+    return raw(Ether(src=SRC_MAC, dst=DST_MAC) / outer / srh / inner)
+
+
+def scapy_stamp_frame(t, size):
+    """Scapy around the payload of srperf's own frame (stamp-sender's
+    encoder, tested by stamp-sender/interop-test.py)."""
+    from scapy.all import IPv6, UDP, Ether, IP, raw
+    ours = srperf.stamp_frame(t, size, SRC_MAC, DST_MAC)
+    l3 = (IPv6(src=t["src_addr"], dst=t["dst_addr"], hlim=64)
+          if t["family"] == 6 else IP(src=t["src_addr"], dst=t["dst_addr"], ttl=64))
+    payload = ours[14 + (40 if t["family"] == 6 else 20) + 8:]
+    return raw(Ether(src=SRC_MAC, dst=DST_MAC) / l3 /
+               UDP(sport=49152, dport=t["udp_dst"]) / payload)
+
+
+def frames():
+    """The generator's frames against Scapy's, over the traffic the CFG
+    scripts can ask for (families, modes, SID counts, segleft, tc, sizes;
+    STAMP test packets of each mode)."""
+    n, bad = 0, []
+    for fam, mode, nseg, segleft, tc, size in itertools.product(
+            (4, 6), ("encap", "l2encap"), (1, 2, 16), (None, 0, 1), (0, 8),
+            (64, 78, 1500)):
+        if segleft is not None and segleft >= nseg:
+            continue
+        enc = {"mode": mode, "segs": [f"fc00:{i + 1}::e{i}" for i in range(nseg)],
+               "tc": tc}
+        if segleft is not None:
+            enc["segleft"] = segleft
+        t = {"family": fam, "encap": enc,
+             "dst_addr": "fd00:9::1" if fam == 6 else "10.9.0.1",
+             "src_addr": "fd00:8::1" if fam == 6 else "10.8.0.1"}
+        n += 1
+        if srperf.srv6_frame(t, size, SRC_MAC, DST_MAC) != scapy_srv6_frame(t, size):
+            bad.append(f"srv6 {t} {size}")
+    for fam, stamp in itertools.product((4, 6), (
+            {}, {"ssid": 7}, {"tlvs": ["timestamp", "dm"]},
+            {"ssid": 9, "key": "00112233445566778899aabbccddeeff"})):
+        t = {"family": fam, "udp_dst": 862, "stamp": stamp,
+             "dst_addr": "fd00:9::1" if fam == 6 else "10.9.0.1",
+             "src_addr": "fd00:8::1" if fam == 6 else "10.8.0.1"}
+        n += 1
+        if srperf.stamp_frame(t, 200, SRC_MAC, DST_MAC) != scapy_stamp_frame(t, 200):
+            bad.append(f"stamp {t}")
+    check(f"generator frames: {n} identical to Scapy's", n > 100 and not bad,
+          "; ".join(bad[:3]))
 
 
 def t_cdf(x, df, steps=4000):
@@ -108,6 +177,7 @@ def main():
             bad.append(f"{os.path.relpath(path, os.path.dirname(bench))}: {err}")
     check(f"bench/results: {len(files)} results JSON files, all strict JSON",
           bool(files) and not bad, "; ".join(bad) or "no file")
+    frames()
     return hosttest.failed
 
 
