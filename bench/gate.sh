@@ -25,6 +25,12 @@
 # GATE_BOUNDS=report (make DEBUG=1 gate): the bounds are the plain kernel's
 # ratios, and KASAN's instrumentation changes every instruction count, so
 # on the debug kernel they are printed but not held; rot still fails it.
+# The traffic is offered at a tenth of gate.yaml's rate there: at 20 kpps
+# the SUT's vCPU spends about 40% of its guest time (icount, shift 2: 250
+# million instructions a second) on 5000 instructions a packet, and the
+# costliest behaviours (stamp_user, stamp_auth: 18000-23000) with the
+# debug kernel's several times as many would drop more than the half of
+# their traffic that rot allows: a verdict on the rate, not on rot.
 #
 # No time is asserted anywhere: instruction counts under icount do not
 # depend on the host's speed.
@@ -60,10 +66,13 @@ start=$(date +%s)
 # configuration script that it does not measure (the first behaviour of the
 # experiments that uses the script), configured in the same guest and
 # given one short trial each.
-/usr/bin/python3 - "$here" "$out/gate.yaml" <<-'PY' || exit 1
+/usr/bin/python3 - "$here" "$out/gate.yaml" "${GATE_BOUNDS:-hold}" <<-'PY' || exit 1
 	import glob, os, re, sys, yaml
 	here = sys.argv[1]
 	gate = yaml.safe_load(open(os.path.join(here, "experiments", "gate.yaml")))
+	if sys.argv[3] == "report":
+	    gate["rate"] = int(gate["rate"]) // 10
+	    print(f"gate: bounds reported, not held; traffic at {gate['rate']} pps")
 	def script(b):
 	    return b if os.path.exists(os.path.join(here, "cfg", b + ".sh")) \
 	        else re.sub(r"_\d+$", "", b)
