@@ -48,6 +48,11 @@ import time
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# stamp-sender's codec: the STAMP test packets and the UDP packets of the
+# generator's frames.
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "stamp-sender"))
+import stamp_wire as sw  # noqa: E402
+
 GEN, SUT = "srp-gen", "srp-sut"
 SINK_MAC = "02:00:00:00:00:02"      # the sink's neighbour entries
 GEN_MAC, SUT_MAC = "02:00:00:00:01:01", "02:00:00:00:01:02"   # veth0 of each
@@ -256,16 +261,8 @@ def netdev(path, dev):
 
 # The generator's frames, built here rather than with Scapy: under TCG its
 # import alone took 35 s of the gate's guest time.  Defaults as Scapy's
-# (hop limit and TTL 64, IPv4 identification 1, checksums computed).
-def _csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
+# (hop limit and TTL 64, IPv4 identification 1, checksums computed); the
+# UDP packets by stamp_wire.ip_udp(), as pfplm's queries.
 def _mac(text):
     return bytes.fromhex(text.replace(":", ""))
 
@@ -280,28 +277,6 @@ def _ipv6(src, dst, nh, payload, hlim=64, tc=0):
                        socket.inet_pton(socket.AF_INET6, dst)) + payload
 
 
-def _ipv4(src, dst, proto, payload, ttl=64):
-    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, ttl,
-                      proto, 0, socket.inet_aton(src), socket.inet_aton(dst))
-    return hdr[:10] + struct.pack("!H", _csum(hdr)) + hdr[12:] + payload
-
-
-def _ip_udp(fam, src, dst, sport, dport, payload, ttl=64):
-    """An IPv6 or IPv4 (FAM 6 or 4) UDP packet, its checksum computed."""
-    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-    if fam == 6:
-        pseudo = (socket.inet_pton(socket.AF_INET6, src) +
-                  socket.inet_pton(socket.AF_INET6, dst) +
-                  struct.pack("!IxxxB", len(udp), 17))
-    else:
-        pseudo = (socket.inet_aton(src) + socket.inet_aton(dst) +
-                  struct.pack("!xBH", 17, len(udp)))
-    udp = udp[:6] + struct.pack("!H", _csum(pseudo + udp) or 0xffff) + udp[8:]
-    if fam == 6:
-        return _ipv6(src, dst, 17, udp, hlim=ttl)
-    return _ipv4(src, dst, 17, udp, ttl=ttl)
-
-
 def srv6_frame(traffic, size, src_mac, dst_mac):
     """The frame the generator replays for SRH traffic: outer IPv6 + SRH
     carrying traffic["encap"]["segs"] (first segment first), then the inner
@@ -309,8 +284,8 @@ def srv6_frame(traffic, size, src_mac, dst_mac):
     fam = traffic["family"]
     segs = traffic["encap"]["segs"]
     pad = max(size - 14 - (40 if fam == 6 else 20) - 8, 0)
-    inner = _ip_udp(fam, traffic["src_addr"], traffic["dst_addr"], 9, 9,
-                    bytes(pad))
+    inner = sw.ip_udp(traffic["src_addr"], traffic["dst_addr"], 9, 9,
+                      bytes(pad))
     if traffic["encap"].get("mode") == "l2encap":
         inner = _ether(src_mac, dst_mac, 0x86dd if fam == 6 else 0x0800,
                        inner)
@@ -355,8 +330,6 @@ def stamp_frame(traffic, size, src_mac, dst_mac):
     stamp-sender's own encoder (stamp-sender/stamp_wire.py), sequence number
     0 and T1 0 in every packet, over UDP from port 49152, padded with zeros
     to SIZE bytes of frame."""
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "stamp-sender"))
-    import stamp_wire as sw
     spec = traffic["stamp"]
     tlvs = b""
     for name in spec.get("tlvs", []):
@@ -373,8 +346,8 @@ def stamp_frame(traffic, size, src_mac, dst_mac):
     need = 14 + (40 if fam == 6 else 20) + 8 + len(payload)
     if need > size:
         raise ValueError(f"stamp: a {need}-byte frame in {size}")
-    pkt = _ip_udp(fam, traffic["src_addr"], traffic["dst_addr"], 49152,
-                  int(traffic["udp_dst"]), payload + bytes(size - need))
+    pkt = sw.ip_udp(traffic["src_addr"], traffic["dst_addr"], 49152,
+                    int(traffic["udp_dst"]), payload + bytes(size - need))
     return _ether(src_mac, dst_mac, 0x86dd if fam == 6 else 0x0800, pkt)
 
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of pfplm's accounting (make check-host): which blocks the
 ingress may report, given its counter readings and how late its colour
-switches were.  No netfilter, no network: the Monitor is fed readings and
+switches were; and its in-band query against Scapy's.  No netfilter, no network: the Monitor is fed readings and
 switch times, and what it would ask the egress for (or report unknown) is
 checked.  The selftest srv6_pfplm_test.sh tests the daemon end to end in
 the guest; a late switch cannot be made to happen there on demand.
@@ -115,6 +115,23 @@ def switcher_tests():
               err is not None and "exited with status 2" in err, err)
 
 
+def query_frame():
+    """The in-band query as H.Encaps makes it, byte for byte as Scapy
+    (python3-scapy, make deps) builds it."""
+    from scapy.all import IPv6, IPv6ExtHdrSegmentRouting, UDP, Raw, raw
+    sids = ["fc00:2::1", "fc00:4::e", "fc00:3::d6"]
+    for payload in (b"", b"\x01" * 44, bytes(range(97))):
+        ours = pfplm.encapsulated_query("fc00:1::100", 40000, "fc00:3::100",
+                                        862, sids, payload)
+        ref = raw(IPv6(src="fc00:1::100", dst=sids[0], nh=43, hlim=64) /
+                  IPv6ExtHdrSegmentRouting(addresses=list(reversed(sids)),
+                                           segleft=2, lastentry=2, nh=41) /
+                  IPv6(src="fc00:1::100", dst="fc00:3::100", hlim=64) /
+                  UDP(sport=40000, dport=862) / Raw(payload))
+        check(f"in-band query of {len(payload)} bytes: Scapy's packet",
+              ours == ref, ours.hex())
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -125,6 +142,7 @@ def close_late(block, late):
 
 def main():
     switcher_tests()
+    query_frame()
     got = close_late(104, {})
     # readings 10 * b: block 104 counts reading(104) - reading(102) = 20
     check("a block with on-time switches: asked for, sent = the difference",

@@ -2,8 +2,10 @@
 
 RFC 8762 (STAMP) and RFC 8972 (its TLVs): timestamps, Error Estimate,
 Session-Sender test packets and Session-Reflector replies, unauthenticated
-and authenticated (HMAC-SHA-256 truncated to 16 bytes), the TLVs, and the
-SRH that carries a test packet over SRv6.  stamp-sender (Session-Sender)
+and authenticated (HMAC-SHA-256 truncated to 16 bytes), the TLVs, the
+SRH that carries a test packet over SRv6, and the UDP packets of those
+that write them whole (ip_udp(): pfplm's in-band queries, the bench's
+generator frames).  stamp-sender (Session-Sender)
 and pfplm (per-flow loss monitoring: Session-Sender on the ingress,
 Session-Reflector on the egress) both use it: one parser for every STAMP
 packet in the tree.
@@ -233,6 +235,38 @@ def build_test_packet(seq, timestamp, ee, ssid, tlvs, key):
     return bytes(finish_test_packet(
         prepare_test_packet(seq, ee, ssid, tlvs, key), timestamp,
         hmac_state(key)))
+
+
+def checksum(data):
+    """The Internet checksum (RFC 1071) of data."""
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ip_udp(src, dst, sport, dport, payload, ttl=64):
+    """An IPv6 (or, for IPv4 addresses, IPv4) packet carrying a UDP datagram,
+    its checksum computed: for the frames of those that write them
+    whole (pfplm's in-band queries, the bench's generator).  IPv4: no
+    options, identification 1, DF clear."""
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    if ":" in src:
+        s = socket.inet_pton(socket.AF_INET6, src)
+        d = socket.inet_pton(socket.AF_INET6, dst)
+        pseudo = s + d + struct.pack("!I3xB", len(udp), socket.IPPROTO_UDP)
+    else:
+        s, d = socket.inet_aton(src), socket.inet_aton(dst)
+        pseudo = s + d + struct.pack("!xBH", socket.IPPROTO_UDP, len(udp))
+    udp = udp[:6] + struct.pack("!H", checksum(pseudo + udp) or 0xFFFF) + udp[8:]
+    if ":" in src:
+        return struct.pack("!IHBB16s16s", 6 << 28, len(udp),
+                           socket.IPPROTO_UDP, ttl, s, d) + udp
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, ttl,
+                      socket.IPPROTO_UDP, 0, s, d)
+    return hdr[:10] + struct.pack("!H", checksum(hdr)) + hdr[12:] + udp
 
 
 def build_srh(final, segments):
