@@ -298,27 +298,34 @@ CRAFT = {
 }
 
 
-def cmd_send(a):
+def send_one(a, hbh, dst_opts):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     if a.sport:
         s.bind(('::', a.sport))
-    if a.craft:
-        kind, opts = CRAFT[a.craft]
-        hdr = ext_hdr(opts).hex()
-        if kind == 'hbh':
-            a.hbh = hdr
-        else:
-            a.dst_opts = hdr
-    if a.hbh:
-        s.setsockopt(socket.IPPROTO_IPV6, IPV6_HOPOPTS, bytes.fromhex(a.hbh))
-    if a.dst_opts:
+    if hbh:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_HOPOPTS, bytes.fromhex(hbh))
+    if dst_opts:
         s.setsockopt(socket.IPPROTO_IPV6, IPV6_DSTOPTS,
-                     bytes.fromhex(a.dst_opts))
+                     bytes.fromhex(dst_opts))
     for i in range(a.count):
         payload = struct.pack('!I', i) + bytes(max(a.size - 4, 0))
         s.sendto(payload, (a.dst, a.port))
         if a.gap:
             time.sleep(a.gap)
+    s.close()
+
+
+def cmd_send(a):
+    """count packets, or count packets of each --craft kind in turn"""
+    if not a.craft:
+        send_one(a, a.hbh, a.dst_opts)
+    for name in a.craft or []:
+        kind, opts = CRAFT[name]
+        hdr = ext_hdr(opts).hex()
+        if kind == 'hbh':
+            send_one(a, hdr, a.dst_opts)
+        else:
+            send_one(a, a.hbh, hdr)
     return 0
 
 
@@ -448,7 +455,8 @@ def main():
     c.add_argument('--port', type=int, default=5555)
     c.add_argument('--hbh')
     c.add_argument('--dst-opts')
-    c.add_argument('--craft', choices=sorted(CRAFT))
+    c.add_argument('--craft', choices=sorted(CRAFT), action='append',
+                   help='repeated: each kind in turn')
     c.add_argument('--sport', type=int)
     c = sub.add_parser('spoof')
     c.add_argument('prefix')
