@@ -98,6 +98,9 @@ sed -i 's/ timeout 100$/ timeout 1000/' hash:sr6.t
 # it outlasts the scaled timeouts by a whole period of the collector.
 # The 2 s sleeps come before a check that an element is still there:
 # scaled by the factor.  The sleeps run beside iphash, the longest file.
+# The debug kernel (make check-debug) takes 20: there a command takes
+# seconds, and at 6 macipmap, portmap and hash:mac saw their 24 s
+# elements expire before the listing, setlist its 60 s members.
 scale=${IPSET_TIME_SCALE:-6}
 for f in portmap.t macipmap.t setlist.t setlist.t.restore bitmap:ip.t \
 	hash:mac.t hash:sr6.t; do
@@ -110,14 +113,15 @@ done
 # runs a dozen commands and expects a member still referenced (a loaded
 # guest took longer than 15 s, the scaled timeout, and setlist failed so
 # in a clean-clone run), then sleeps 10 s (scaled: 42) and expects every member gone.
-# Members of 60 s, and a wait for them to go (up to 600 s) instead of
-# the sleep: the same checks, without a race either way.  After the
-# scaling, which would stretch the loop's 1 s poll.
-sed -i -E 's/^create test list:set timeout [0-9]+ size 4$/create test list:set timeout 60 size 4/' \
+# Members of ten times the factor (60 s), and a wait for them to go (up
+# to 600 s) instead of the sleep: the same checks, without a race either
+# way.  After the scaling, which would stretch the loop's 1 s poll.
+lt=$((10 * scale))
+sed -i -E "s/^create test list:set timeout [0-9]+ size 4\$/create test list:set timeout $lt size 4/" \
 	setlist.t.restore
 sed -i -E "s/^0 sleep [0-9]+\$/0 for i in \$(seq 600); do ipset list | grep -q 'References: 1' || break; sleep 1; done/" \
 	setlist.t
-grep -q '^create test list:set timeout 60 size 4$' setlist.t.restore &&
+grep -q "^create test list:set timeout $lt size 4\$" setlist.t.restore &&
 	grep -q "^0 for i in .*References: 1" setlist.t ||
 	{ echo "ipset-tests: setlist.t is not as expected"; exit 1; }
 # iphash.t and hash:ip.t compare the "add" lines of a restore file with
