@@ -83,7 +83,7 @@ done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	${FUZZ_COUNT:+FUZZ_COUNT=$FUZZ_COUNT} ${FUZZ_SEED:+FUZZ_SEED=$FUZZ_SEED} \
 	${NLFUZZ_COUNT:+NLFUZZ_COUNT=$NLFUZZ_COUNT} ${NLFUZZ_SEED:+NLFUZZ_SEED=$NLFUZZ_SEED} \
 	${GCOV_OUT:+GCOV_OUT=$GCOV_OUT} ${MODULES_DIR:+MODULES_DIR=$MODULES_DIR} \
-	${IPSET_TIME_SCALE:+IPSET_TIME_SCALE=$IPSET_TIME_SCALE} ${IPSET_TESTS:+IPSET_TESTS="$IPSET_TESTS"} \
+	${IPSET_TIME_SCALE:+IPSET_TIME_SCALE=$IPSET_TIME_SCALE} ${IPSET_TESTS:+IPSET_TESTS=${IPSET_TESTS// /,}} \
 	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
 echo "check: guest exited with $? (vng's status is not used)"
 

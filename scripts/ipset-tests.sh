@@ -5,7 +5,8 @@
 # test suite (tests/runtest.sh and its .t files, hash:sr6.t included) against
 # the ipset we built (build/prefix, first on PATH) and our kernel, where every
 # set type is built in.  Exit 0 if every test run passed, 1 otherwise, 4 if
-# something is missing.  IPSET_TESTS="hash:sr6.t hash:mac.t" runs only those,
+# something is missing.  IPSET_TESTS="hash:sr6.t hash:mac.t" (or with commas,
+# as make check passes it to the guest) runs only those,
 # IPSET_JOBS=1 one at a time.
 #
 # One test of ours comes with them, "translate": ipset-translate refuses a
@@ -56,7 +57,7 @@ all+=" translate"
 case ${IPSET_TESTS:-} in
 "") tests=$light ;;
 all) tests=$all ;;
-*) tests=$IPSET_TESTS ;;
+*) tests=${IPSET_TESTS//,/ } ;;
 esac
 not_run=
 for t in $all; do
