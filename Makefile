@@ -329,10 +329,11 @@ bench: kernel tools insn bench-bpf
 # check's test @bench/gate.sh reports its verdict.  Its bounds are ratios
 # of the plain kernel: with DEBUG=1 (KASAN instruments every memory access,
 # so the ratios are not that kernel's) they are reported, not held, and
-# only the rot half can fail.
+# only the rot half can fail, or the kernel log and kmemleak (SPLATS), as
+# in check-debug.
 GATE_BOUNDS := $(if $(filter 1,$(DEBUG)),report,hold)
 gate: kernel tools insn bench-bpf
-	@$(call stage,gate,GATE=1 GATE_BOUNDS=$(GATE_BOUNDS) \
+	@$(call stage,gate,GATE=1 GATE_BOUNDS=$(GATE_BOUNDS) SPLATS=$(DEBUG) \
 		VM_MEM=$${VM_MEM:-$(if $(filter 1,$(DEBUG)),4G,2G)} \
 		scripts/bench.sh $(BZIMAGE) $(PREFIX) $(GATE_OUT))
 

@@ -22,6 +22,9 @@
 # in GATE_RESULTS if set, else in build/gate* (make gate's build/gate, make
 # DEBUG=1 gate's build/gate-debug): the one of this kernel.
 #
+# SPLATS=1 (make DEBUG=1 gate): the kernel log and a kmemleak scan after
+# the run are checked as make check-debug checks them (at the end).
+#
 # GATE_BOUNDS=report (make DEBUG=1 gate): the bounds are the plain kernel's
 # ratios, and KASAN's instrumentation changes every instruction count, so
 # on the debug kernel they are printed but not held; rot still fails it.
@@ -134,6 +137,46 @@ echo "gate: measured after $(( $(date +%s) - start )) s (guest time)"
 	    broken = 0
 	sys.exit(1 if broken or missing or bad or out["failed"] else 0)
 	PY
+
+# SPLATS=1 (make DEBUG=1 gate): as in make check-debug, a report of a
+# debugging option in the kernel log since the boot (the selftests'
+# pattern, SRV6_SPLAT_RE), or an object kmemleak finds unreferenced after
+# the run, fails the gate.  The log and the scan stay in OUTDIR.
+if [ "${SPLATS:-0}" = 1 ]; then
+	re=$(. "$top/tools/testing/selftests/net/srv6_oam_lib.sh" &&
+		printf '%s' "${SRV6_SPLAT_RE:-}")
+	[ -n "$re" ] || { echo "not ok: kernel log: no SRV6_SPLAT_RE"; rc=1; }
+	# srperf's netns are gone; let their cleanup work run first
+	sleep 2
+	dmesg > "$out/gate.dmesg" 2>&1
+	if [ -n "$re" ] && grep -q -E "$re" "$out/gate.dmesg"; then
+		echo "not ok: kernel log: the kernel reported a problem ($out/gate.dmesg):"
+		grep -E -A 30 "$re" "$out/gate.dmesg" | head -n 200
+		rc=1
+	else
+		echo "ok: kernel log: no report of a debugging option since the boot"
+	fi
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs none /sys/kernel/debug 2> /dev/null
+	km=/sys/kernel/debug/kmemleak
+	if [ -w "$km" ]; then
+		# an object is reported after two scans found no reference to
+		# it, once it is older than 5 s
+		sleep 6
+		echo scan > "$km"; sleep 6; echo scan > "$km"
+		cat "$km" > "$out/gate.kmemleak"
+		leaks=$(grep -c '^unreferenced object' "$out/gate.kmemleak")
+		if [ "$leaks" = 0 ]; then
+			echo "ok: kmemleak: no leak"
+		else
+			echo "not ok: kmemleak: $leaks unreferenced objects ($out/gate.kmemleak)"
+			rc=1
+		fi
+	else
+		echo "not ok: kmemleak: $km not writable (kernel without DEBUG_KMEMLEAK?)"
+		rc=1
+	fi
+fi
 echo "gate: done after $(( $(date +%s) - start )) s (guest time)"
 echo $rc > "$out/gate.status"
 exit $rc

@@ -20,7 +20,9 @@
 # configuration script carries traffic, key ratios within their bounds),
 # in an icount guest; its verdict is left in OUTDIR for make check's test
 # @bench/gate.sh, and this script's status is 0 if the guest ran it.
-# GATE_BOUNDS=report: its bounds are printed, not held (the debug kernel).
+# GATE_BOUNDS=report: its bounds are printed, not held (the debug kernel);
+# SPLATS=1: the guest's kernel log and a kmemleak scan are part of the
+# verdict (the debug kernel).
 #
 # usage: bench.sh BZIMAGE PREFIX OUTDIR
 
@@ -38,7 +40,7 @@ guest="export PATH=$prefix/sbin:$prefix/bin:/usr/local/sbin:/usr/local/bin:/usr/
 if [ "${GATE:-0}" = 1 ]; then
 	ICOUNT=1 names=
 	rm -f "$out"/gate.*
-	guest+=" GATE_BOUNDS=${GATE_BOUNDS:-hold} $TOP/bench/gate.sh --run $out $out/insn.snap > $out/gate.log 2>&1;"
+	guest+=" GATE_BOUNDS=${GATE_BOUNDS:-hold} SPLATS=${SPLATS:-0} $TOP/bench/gate.sh --run $out $out/insn.snap > $out/gate.log 2>&1;"
 fi
 for n in ${names//,/ }; do
 	exp=$TOP/bench/experiments/$n.yaml
