@@ -179,6 +179,11 @@ CHECK_PRE := kernel tools uapi-check check-host kselftest-install
 else
 CHECK_PRE := kernel tools uapi-check ynl-check gate check-host kselftest-install
 endif
+# The guest part splits the tests across CHECK_GUESTS (2) guests side by
+# side, balanced by the last run's time table or config/check-times, and
+# ends with the time table: every test's wall and guest CPU time, in
+# RESULTS/times.tsv too (scripts/check.sh).  VM_SLOTS (one per host CPU)
+# caps the guests of the whole host at once (scripts/vm.sh).
 check: $(CHECK_PRE)
 	@$(call stage,check,KHDR=$(KOBJ)/usr/include \
 		scripts/check.sh $(BZIMAGE) $(KSRC) $(PREFIX) $(RESULTS))

@@ -66,7 +66,7 @@ cat > "$fake/net/harness_splat.sh" <<'EOF'
 echo "WARNING: CPU: 0 PID: $$ at harness_splat (injected)" > /dev/kmsg
 EOF
 chmod +x "$fake/net/harness_splat.sh"
-SPLATS=1 run results-splat net/harness_pass.sh net/harness_splat.sh
+SPLATS=1 CHECK_GUESTS=1 run results-splat net/harness_pass.sh net/harness_splat.sh
 expect results-splat "with SPLATS=1 a warning in the kernel log fails its test" \
 	'^2 passed, 2 failed, 0 skipped$' \
 	'^not ok 3 selftests: net/harness_splat.sh # exit=splat' \

@@ -57,6 +57,10 @@ done
 
 # Stage the selftests of the assembled tree and build their C helpers against
 # its uapi headers.
+# The last run's time table, before its results go: it balances this one.
+prev_times=$(mktemp)
+trap 'rm -f "$prev_times"' EXIT
+cp "$results/times.tsv" "$prev_times" 2> /dev/null || : > "$prev_times"
 rm -rf "$stage" "$results"
 mkdir -p "$stage" "$results"
 cp -a "$ksrc/tools/testing/selftests/net" "$ksrc/tools/testing/selftests/kselftest" \
@@ -78,14 +82,86 @@ while read -r helper; do
 done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-helpers"; fi)
 
-"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$results" -- \
-	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" KSFT="${KSFT:-}" SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
+# The guests: the tests split across CHECK_GUESTS of them (2: a TCG guest
+# keeps about one of the host's CPUs busy), which run side by side, each with
+# its results in RESULTS/guestN (record, logs, console.log); the host's
+# guest slots (VM_SLOTS, scripts/vm.sh) say how many boot at once.  The
+# split balances the tests' expected times, longest first, each to the
+# guest with the least so far: the times of the last run of this RESULTS
+# (its times.tsv) where there is one, else config/check-times; a test in
+# neither counts 60 s.  GCOV_OUT wants the counts of one kernel: one guest.
+ngu=${CHECK_GUESTS:-2}
+[ -z "${GCOV_OUT:-}" ] || ngu=1
+[ "$ngu" -le "${#tests[@]}" ] || ngu=${#tests[@]}
+declare -A expect
+while IFS=$'\t' read -r t secs; do
+	[[ $secs =~ ^[0-9]+ ]] && expect[$t]=${BASH_REMATCH[0]}
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-times" 2> /dev/null
+	 [ -s "$prev_times" ] && awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' "$prev_times")
+declare -a load shard
+for ((g = 1; g <= ngu; g++)); do load[g]=0 shard[g]=; done
+while read -r secs t; do
+	secs=$((secs > 0 ? secs : 1))
+	best=1
+	for ((g = 2; g <= ngu; g++)); do
+		[ "${load[g]}" -lt "${load[best]}" ] && best=$g
+	done
+	load[best]=$((load[best] + secs))
+	shard[best]+=" $t"
+done < <(for t in "${tests[@]}"; do echo "${expect[$t]:-60} $t"; done | sort -s -k1,1nr)
+
+# run_guest N TEST...: guest N runs its part, in config/check-tests' order.
+run_guest() {
+	local g=$1 dir=$results/guest$1 sfx=
+	shift
+	[ "$ngu" = 1 ] || sfx=-g$g
+	mkdir -p "$dir"
+	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$dir" -- \
+	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" SPLAT_SUFFIX="$sfx" KSFT="${KSFT:-}" \
+	SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" \
 	${FUZZ_COUNT:+FUZZ_COUNT=$FUZZ_COUNT} ${FUZZ_SEED:+FUZZ_SEED=$FUZZ_SEED} \
 	${NLFUZZ_COUNT:+NLFUZZ_COUNT=$NLFUZZ_COUNT} ${NLFUZZ_SEED:+NLFUZZ_SEED=$NLFUZZ_SEED} \
 	${GCOV_OUT:+GCOV_OUT=$GCOV_OUT} ${MODULES_DIR:+MODULES_DIR=$MODULES_DIR} \
 	${IPSET_TIME_SCALE:+IPSET_TIME_SCALE=$IPSET_TIME_SCALE} ${IPSET_TESTS:+IPSET_TESTS=${IPSET_TESTS// /,}} \
-	"$TOP/scripts/guest-check.sh" "$results" "$stage" "$prefix" "${tests[@]}"
-echo "check: guest exited with $? (vng's status is not used)"
+	"$TOP/scripts/guest-check.sh" "$dir" "$stage" "$prefix" "$@" 2>&1 |
+		tee "$dir/console.log" | { if [ "$ngu" = 1 ]; then cat; else sed -u "s/^/[guest $g] /"; fi; }
+	echo "${PIPESTATUS[0]}" > "$dir/.vm-status"
+}
+run_start=$EPOCHREALTIME
+pids=()
+for ((g = 1; g <= ngu; g++)); do
+	part=()
+	for t in "${tests[@]}"; do
+		[[ " ${shard[g]} " == *" $t "* ]] && part+=("$t")
+	done
+	[ "$ngu" = 1 ] || echo "check: guest $g: ${#part[@]} tests, about ${load[g]}s"
+	run_guest "$g" "${part[@]}" &
+	pids+=($!)
+done
+wait "${pids[@]}"
+run_secs=$(awk -v a="$run_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+
+# One result of them all: the record, the logs, the times; complete when
+# every guest completed.
+mkdir -p "$results/logs"
+: > "$results/record"
+: > "$results/times"
+complete=1
+for ((g = 1; g <= ngu; g++)); do
+	dir=$results/guest$g
+	st=$(cat "$dir/.vm-status" 2> /dev/null)
+	if [ "$ngu" = 1 ]; then
+		echo "check: guest exited with $st (vng's status is not used)"
+	else
+		echo "check: guest $g exited with $st (vng's status is not used)"
+	fi
+	cat "$dir/record" >> "$results/record" 2> /dev/null
+	[ ! -f "$dir/times" ] || sed "s/^/$g /" "$dir/times" >> "$results/times"
+	[ ! -d "$dir/logs" ] || cp -a "$dir/logs/." "$results/logs/"
+	[ -f "$dir/complete" ] || complete=0
+	[ -s "$results/uname" ] || cp "$dir/uname" "$results/uname" 2> /dev/null
+done
+[ "$complete" = 0 ] || echo complete > "$results/complete"
 
 # A test's log: logs/PATH.log, "/" turned into ":"; logs/kselftest:C:T.log
 # for a test C:T the runner ran.
@@ -99,7 +175,15 @@ logof() {
 # kmemleak scan after the last test are two more results.  The base's
 # skips are reported in their place.
 tests=("${all_tests[@]}")
-[ "${SPLATS:-0}" = 1 ] && tests=(boot "${tests[@]}" kmemleak)
+if [ "${SPLATS:-0}" = 1 ]; then
+	if [ "$ngu" = 1 ]; then
+		tests=(boot "${tests[@]}" kmemleak)
+	else
+		pre=() post=()
+		for ((g = 1; g <= ngu; g++)); do pre+=("boot-g$g") post+=("kmemleak-g$g"); done
+		tests=("${pre[@]}" "${tests[@]}" "${post[@]}")
+	fi
+fi
 # say LINE: a line of the summary, on stdout and in summary.txt.
 summary=$results/summary.txt
 : > "$summary"
@@ -134,7 +218,14 @@ for t in "${tests[@]}"; do
 	*) say "not ok $n selftests: $t # not run: the guest did not get to it"; fail=$((fail + 1)) ;;
 	esac
 done
-[ -f "$results/complete" ] || say "# the guest did not finish the run"
+for ((g = 1; g <= ngu; g++)); do
+	[ -f "$results/guest$g/complete" ] && continue
+	if [ "$ngu" = 1 ]; then
+		say "# the guest did not finish the run"
+	else
+		say "# guest $g did not finish the run"
+	fi
+done
 # The end of each failed test's log, so that a CI log that keeps only the
 # end of the output still says why.
 for t in "${tests[@]}"; do
@@ -145,6 +236,45 @@ for t in "${tests[@]}"; do
 	echo "# --- the last 40 lines of $t's log"
 	tail -n 40 "$log" | sed 's/^/# /'
 done
+# The time table: a line per test that ran, longest first, its wall time
+# (in the guest, whose clock under TCG is the host's), the CPU time the
+# guest spent on it (every vCPU's busy time, /proc/stat: how much of the
+# wall time was work rather than waiting) and its share of the tests' wall
+# time; in RESULTS/times.tsv too, for the next change to compare with and
+# the next run's split.  A test the guest kept no time of has its record's
+# seconds and no CPU time.
+declare -A tguest twall tcpu
+while read -r g wall cpu t; do
+	tguest[$t]=$g twall[$t]=$wall tcpu[$t]=$cpu
+done < "$results/times"
+for t in "${tests[@]}"; do
+	read -r res rc secs <<< "${got[$t]:-none - -}"
+	[ "$res" != none ] && [ -z "${twall[$t]+set}" ] || continue
+	tguest[$t]=1 twall[$t]=$secs tcpu[$t]=-
+done
+for t in "${tests[@]}"; do
+	[ -n "${twall[$t]+set}" ] || continue
+	printf '%s\t%s\t%s\t%s\n' "$t" "${tguest[$t]}" "${twall[$t]}" "${tcpu[$t]}"
+done | sort -t$'\t' -s -k3,3gr | awk -F'\t' -v out="$results/times.tsv" \
+	-v ngu="$ngu" -v run="${run_secs:-0}" '
+	{ t[NR] = $1; g[NR] = $2; w[NR] = $3; c[NR] = $4; sum += $3; per[$2] += $3 }
+	END {
+		print "test\tguest\twall_s\tcpu_s\tshare_pct" > out
+		printf "# time table (%s), longest first\n", out
+		printf "#  %7s %7s %6s %5s  %s\n", "wall_s", "cpu_s", "share", "guest", "test"
+		for (i = 1; i <= NR; i++) {
+			share = sum > 0 ? 100 * w[i] / sum : 0
+			printf "%s\t%s\t%s\t%s\t%.1f\n", t[i], g[i], w[i], c[i], share > out
+			printf "#  %7s %7s %5.1f%% %5s  %s\n", w[i], c[i], share, g[i], t[i]
+		}
+		line = sprintf("# %d tests, %.0fs in all", NR, sum)
+		if (ngu > 1) {
+			for (i = 1; i <= ngu; i++)
+				line = line sprintf("; guest %d %.0fs", i, per[i])
+			line = line sprintf("; the guests side by side %ss", run)
+		}
+		print line
+	}' | while IFS= read -r l; do say "$l"; done
 say "$pass passed, $fail failed, $skip skipped"
 
 [ "$fail" = 0 ] || exit 1

@@ -37,8 +37,23 @@ if [ "$splats" = 1 ] && [ -z "$splat_re" ]; then
 	exit 1
 fi
 
+# SPLAT_SUFFIX names this guest's "boot" and "kmemleak" results when
+# check.sh runs more than one guest (boot-g1, kmemleak-g2, ...).
+sfx=${SPLAT_SUFFIX:-}
+
+# busy_ticks: the CPU time every vCPU has spent on anything but idling
+# since the boot, in clock ticks (the first line of /proc/stat).
+busy_ticks() {
+	local _cpu user nice system idle iowait irq softirq steal _rest
+	read -r _cpu user nice system idle iowait irq softirq steal _rest < /proc/stat
+	echo $((user + nice + system + irq + softirq + steal))
+}
+hz=$(getconf CLK_TCK 2> /dev/null || echo 100)
+
 mkdir -p "$results/logs"
 : > "$results/record"
+# The time table's lines: WALL CPU TEST, seconds, for check.sh.
+: > "$results/times"
 uname -r > "$results/uname"
 echo "# guest kernel: $(cat /proc/version)"
 echo "# guest: $(nproc) CPUs, ip: $(command -v ip) ($(ip -V))"
@@ -61,11 +76,11 @@ if [ "$splats" = 1 ]; then
 	mountpoint -q /sys/kernel/debug ||
 		mount -t debugfs none /sys/kernel/debug 2> /dev/null
 	# What booting logged is a result of its own, "boot".
-	dmesg -c > "$results/logs/boot.log" 2>&1
-	if grep -E "$splat_re" "$results/logs/boot.log" | sed 's/^/# boot: /' | grep .; then
-		echo "fail splat 0 boot" >> "$results/record"
+	dmesg -c > "$results/logs/boot$sfx.log" 2>&1
+	if grep -E "$splat_re" "$results/logs/boot$sfx.log" | sed "s/^/# boot$sfx: /" | grep .; then
+		echo "fail splat 0 boot$sfx" >> "$results/record"
 	else
-		echo "pass 0 0 boot" >> "$results/record"
+		echo "pass 0 0 boot$sfx" >> "$results/record"
 	fi
 fi
 
@@ -87,6 +102,7 @@ for t in "$@"; do
 	log=$results/logs/$name.log
 	echo "# running $t"
 	start=$(date +%s)
+	t0=$EPOCHREALTIME c0=$(busy_ticks)
 	case $t in
 	@*|*/*)
 		# "@path": a test of this repository that is not a kernel selftest.
@@ -144,6 +160,9 @@ for t in "$@"; do
 		;;
 	esac
 	secs=$(( $(date +%s) - start ))
+	awk -v a="$t0" -v b="$EPOCHREALTIME" -v c="$(( $(busy_ticks) - c0 ))" \
+		-v hz="$hz" -v t="$t" 'BEGIN { printf "%.1f %.1f %s\n", b - a, c / hz, t }' \
+		>> "$results/times"
 	case $rc in
 	0) res=pass ;;
 	4) res=skip ;;
@@ -175,7 +194,7 @@ done
 if [ "$splats" = 1 ]; then
 	# kmemleak reports an object after two scans that found no reference
 	# to it, and only once it is older than 5 s.
-	log=$results/logs/kmemleak.log
+	log=$results/logs/kmemleak$sfx.log
 	km=/sys/kernel/debug/kmemleak
 	start=$(date +%s)
 	if [ -w "$km" ]; then
@@ -190,7 +209,7 @@ if [ "$splats" = 1 ]; then
 		res=fail rc=no-kmemleak
 	fi
 	echo "# kmemleak: $res ($rc)"
-	printf '%s %s %s %s\n' "$res" "$rc" "$(( $(date +%s) - start ))" kmemleak >> "$results/record"
+	printf '%s %s %s %s\n' "$res" "$rc" "$(( $(date +%s) - start ))" "kmemleak$sfx" >> "$results/record"
 fi
 # GCOV_OUT=DIR (make coverage, on the coverage kernel): the counts of the
 # objects gcov profiles, copied out of debugfs after the last test, under

@@ -30,16 +30,26 @@ for t in a b c d e; do
 	touch "$tmp/ksrc/tools/testing/selftests/net/$t.sh"
 done
 
-# The guest: vm.sh BZIMAGE --rwdir RESULTS -- COMMAND...; writes
-# $FAKE_RECORD as RESULTS/record, a log for each failed test, the kernel
-# release, and RESULTS/complete unless FAKE_INCOMPLETE=1.
+# The guest: vm.sh BZIMAGE --rwdir DIR -- env ... guest-check.sh DIR STAGE
+# PREFIX TEST...; writes the lines of $FAKE_RECORD that are of its TESTs as
+# DIR/record (and DIR/ran: its TESTs), their times (the record's seconds,
+# a tenth of them as CPU time) unless FAKE_NOTIMES=1, a log for each failed
+# test, the kernel release, and DIR/complete unless FAKE_INCOMPLETE=1.
 cat > "$tmp/top/scripts/vm.sh" <<'EOF'
 #!/bin/bash
 set -eu
 results=$3
+while [ $# -gt 0 ] && [[ $1 != */guest-check.sh ]]; do shift; done
+shift 4
 mkdir -p "$results/logs"
-printf '%s' "$FAKE_RECORD" > "$results/record"
+echo "$*" > "$results/ran"
+: > "$results/record"
+: > "$results/times"
 while read -r res rc secs t; do
+	[[ " $* " == *" $t "* ]] || continue
+	echo "$res $rc $secs $t" >> "$results/record"
+	[ "${FAKE_NOTIMES:-0}" = 1 ] ||
+		echo "$secs.0 $((secs / 10)).$((secs % 10)) $t" >> "$results/times"
 	[ "$res" = fail ] || continue
 	printf 'setting up\n%s says why (exit %s)\n' "$t" "$rc" > "$results/logs/${t//\//:}.log"
 done <<< "$FAKE_RECORD"
@@ -48,17 +58,27 @@ echo 6.12.117-srv6-oam+ > "$results/uname"
 EOF
 chmod +x "$tmp/top/scripts/vm.sh"
 
-# run NAME TESTS RECORD: check.sh on them; stdout in $tmp/NAME.out, its exit
-# status in $rc, results in $tmp/NAME.  summary.txt is there beforehand,
-# stale, as a previous run leaves it.
+# run NAME TESTS RECORD: check.sh on them (one guest, unless CHECK_GUESTS
+# says otherwise); stdout in $tmp/NAME.out, its exit status in $rc, results
+# in $tmp/NAME.  summary.txt is there beforehand, stale, as a previous run
+# leaves it.
 run() {
 	local name=$1 tests=$2 record=$3
 	mkdir -p "$tmp/$name"
 	echo "1 passed, 0 failed, 0 skipped" > "$tmp/$name/summary.txt"
-	FAKE_RECORD=$record TESTS=$tests HELPERS="" KSFT="" \
+	FAKE_RECORD=$record TESTS=$tests HELPERS="" KSFT="" CHECK_GUESTS=${CHECK_GUESTS:-1} \
 		"$tmp/top/scripts/check.sh" none "$tmp/ksrc" "$tmp/prefix" "$tmp/$name" \
 		> "$tmp/$name.out" 2> "$tmp/$name.err"
 	rc=$?
+}
+
+# table NAME LINE...: the head of NAME's time table, then its LINEs.
+table() {
+	local name=$1
+	shift
+	printf '# time table (%s), longest first\n' "$tmp/$name/times.tsv"
+	printf '#   wall_s   cpu_s  share guest  test\n'
+	printf '%s\n' "$@"
 }
 
 # expect NAME WHAT STATUS [SUMMARY]: stdout is $out, summary.txt is SUMMARY
@@ -92,6 +112,12 @@ not ok 5 selftests: net/e.sh # not run: the guest did not get to it
 # --- the last 40 lines of net/b.sh's log
 # setting up
 # net/b.sh says why (exit 1)
+$(table mixed \
+'#   1500.0   150.0  98.9%     1  net/d.sh' \
+'#     12.0     1.2   0.8%     1  net/a.sh' \
+'#      3.0     0.3   0.2%     1  net/b.sh' \
+'#      1.0     0.1   0.1%     1  net/c.sh' \
+'# 4 tests, 1516s in all')
 1 passed, 3 failed, 1 skipped"
 expect mixed "a pass, a fail, a skip, a timeout, one not run" 1 "$(sed -e 1d \
 	-e '/^# --- the last 40 lines/d' -e '/^# setting up/d' -e '/says why/d' <<< "$out")"
@@ -105,6 +131,10 @@ TAP version 13
 # kernel under test: 6.12.117-srv6-oam+
 ok 1 selftests: net/a.sh # 5s
 ok 2 selftests: net/b.sh # 7s
+$(table pass \
+'#      7.0     0.7  58.3%     1  net/b.sh' \
+'#      5.0     0.5  41.7%     1  net/a.sh' \
+'# 2 tests, 12s in all')
 2 passed, 0 failed, 0 skipped"
 expect pass "every test passed" 0
 
@@ -117,6 +147,10 @@ TAP version 13
 # kernel under test: 6.12.117-srv6-oam+
 ok 1 selftests: net/a.sh # 5s
 ok 2 selftests: net/c.sh # SKIP
+$(table skip \
+'#      5.0     0.5 100.0%     1  net/a.sh' \
+'#      0.0     0.0   0.0%     1  net/c.sh' \
+'# 2 tests, 5s in all')
 1 passed, 0 failed, 1 skipped
 # skips are failures here (ALLOW_SKIP=1 to allow)"
 expect skip "a skip fails the run" 1
@@ -137,6 +171,10 @@ ok 1 selftests: net/a.sh # 5s
 ok 2 selftests: net/z.sh # SKIP on 9.9: not on this base
 ok 3 selftests: @x/y.sh # SKIP on 9.9: neither
 ok 4 selftests: net/b.sh # 6s
+$(table baseskip \
+'#      6.0     0.6  54.5%     1  net/b.sh' \
+'#      5.0     0.5  45.5%     1  net/a.sh' \
+'# 2 tests, 11s in all')
 2 passed, 0 failed, 2 skipped
 # 2 of the skips: tests this base does not run (check-skip-9.9)"
 expect baseskip "a base's skips are reported with their reason, and pass" 0
@@ -151,6 +189,10 @@ TAP version 13
 ok 1 selftests: net/a.sh # 5s
 ok 2 selftests: net/z.sh # SKIP on 9.9: not on this base
 ok 3 selftests: net/c.sh # SKIP
+$(table baseskip2 \
+'#      5.0     0.5 100.0%     1  net/a.sh' \
+'#      0.0     0.0   0.0%     1  net/c.sh' \
+'# 2 tests, 5s in all')
 1 passed, 0 failed, 2 skipped
 # 1 of the skips: tests this base does not run (check-skip-9.9)
 # skips are failures here (ALLOW_SKIP=1 to allow)"
@@ -164,7 +206,74 @@ TAP version 13
 # kernel under test: 6.12.117-srv6-oam+
 ok 1 selftests: net/a.sh # 5s
 # the guest did not finish the run
+$(table incomplete \
+'#      5.0     0.5 100.0%     1  net/a.sh' \
+'# 1 tests, 5s in all')
 1 passed, 0 failed, 0 skipped"
 expect incomplete "the guest did not finish" 1
+
+# Two guests: config/check-times's expected times split the tests longest
+# first, each to the guest with the least so far (a 100; b 50, c 40, d 30:
+# b, c and d together); each guest runs its part in the list's order, and
+# the report is one, with the time table's guest column and each guest's
+# sum.
+printf '# comment\nnet/a.sh\t100\nnet/b.sh\t50\nnet/c.sh\t40\nnet/d.sh\t30\n' \
+	> "$tmp/top/config/check-times"
+CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
+pass 0 5 net/b.sh
+pass 0 4 net/c.sh
+fail 1 3 net/d.sh
+"
+out="check: guest 1: 1 tests, about 100s
+check: guest 2: 3 tests, about 120s
+check: guest 1 exited with 0 (vng's status is not used)
+check: guest 2 exited with 0 (vng's status is not used)
+TAP version 13
+1..4
+# kernel under test: 6.12.117-srv6-oam+
+not ok 1 selftests: net/d.sh # exit=1, log: $tmp/two/logs/net:d.sh.log
+ok 2 selftests: net/c.sh # 4s
+ok 3 selftests: net/b.sh # 5s
+ok 4 selftests: net/a.sh # 9s
+# --- the last 40 lines of net/d.sh's log
+# setting up
+# net/d.sh says why (exit 1)
+$(table two \
+'#      9.0     0.9  42.9%     1  net/a.sh' \
+'#      5.0     0.5  23.8%     2  net/b.sh' \
+'#      4.0     0.4  19.0%     2  net/c.sh' \
+'#      3.0     0.3  14.3%     2  net/d.sh' \
+'# 4 tests, 21s in all; guest 1 9s; guest 2 12s; the guests side by side 0s')
+3 passed, 1 failed, 0 skipped"
+# (how long the fake guests took side by side is the host's business)
+sed -i 's/side by side [0-9]*s$/side by side 0s/' "$tmp/two.out" "$tmp/two/summary.txt"
+expect two "two guests, one report" 1 "$(sed -e 1,4d \
+	-e '/^# --- the last 40 lines/d' -e '/^# setting up/d' -e '/says why/d' <<< "$out")"
+check "two guests: guest 1 ran net/a.sh" \
+	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/a.sh" ] && echo 1)" "$(cat "$tmp/two/guest1/ran")"
+check "two guests: guest 2 ran net/d.sh net/c.sh net/b.sh, in that order" \
+	"$([ "$(cat "$tmp/two/guest2/ran")" = "net/d.sh net/c.sh net/b.sh" ] && echo 1)" \
+	"$(cat "$tmp/two/guest2/ran")"
+check "two guests: times.tsv" \
+	"$(printf 'test\tguest\twall_s\tcpu_s\tshare_pct\nnet/a.sh\t1\t9.0\t0.9\t42.9\nnet/b.sh\t2\t5.0\t0.5\t23.8\nnet/c.sh\t2\t4.0\t0.4\t19.0\nnet/d.sh\t2\t3.0\t0.3\t14.3\n' |
+		cmp -s - "$tmp/two/times.tsv" && echo 1)" "$(cat "$tmp/two/times.tsv")"
+
+# The next run of the same RESULTS splits by that run's times.tsv, not by
+# config/check-times: a 9, b 5, c 4, d 3 -> a and d, b and c.
+CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
+pass 0 5 net/b.sh
+pass 0 4 net/c.sh
+pass 0 3 net/d.sh
+"
+check "a second run splits by the first one's times" \
+	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/d.sh net/a.sh" ] && echo 1)" \
+	"$(cat "$tmp/two/guest1/ran"; cat "$tmp/two.err")"
+
+# A guest that kept no times: the record's seconds, no CPU time.
+FAKE_NOTIMES=1 run notimes "net/a.sh" "pass 0 5 net/a.sh
+"
+check "without the guest's times, the record's seconds" \
+	"$(grep -qxF '#        5       - 100.0%     1  net/a.sh' "$tmp/notimes.out" && echo 1)" \
+	"$(cat "$tmp/notimes.out")"
 
 exit "$failed"

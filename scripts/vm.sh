@@ -20,6 +20,13 @@
 # one), e.g. "-icount shift=2,sleep=off -plugin FILE.so,out=OUT" (the
 # bench's icount mode, scripts/bench.sh).
 #
+# VM_SLOTS is how many guests may run at once on this host, whoever starts
+# them (make check's guests, make BASE=6.1 check's, make gate's, make
+# demo's): a TCG guest keeps about one host CPU busy, so by default one per
+# CPU (nproc); 0 lifts the limit.  A guest waits for a free slot, a lock
+# file of $CACHE_DIR/vm-slots held (flock) for as long as it runs, and so
+# the guests of a CI run take their turns instead of sharing the CPUs.
+#
 # usage: vm.sh BZIMAGE [--rwdir DIR]... -- COMMAND...
 
 set -euo pipefail
@@ -63,6 +70,28 @@ if [ -z "$accel" ]; then
 fi
 kvm_opt=()
 [ "$accel" = tcg ] && kvm_opt=(--disable-kvm)
+
+# A slot of the host's guests (VM_SLOTS): the lock is held by this shell's
+# descriptor, which QEMU inherits, until both have ended.  Waiting polls,
+# once a second: nothing in a test depends on it.
+slots=${VM_SLOTS:-$(nproc)}
+if [ "$slots" -gt 0 ]; then
+	slotdir=${CACHE_DIR:-$HOME/.cache/srv6-oam}/vm-slots
+	mkdir -p "$slotdir"
+	waited=0
+	while :; do
+		for i in $(seq "$slots"); do
+			exec {slotfd}>> "$slotdir/$i"
+			flock -n "$slotfd" && break 2
+			exec {slotfd}>&-
+		done
+		[ "$waited" -gt 0 ] ||
+			echo "vm: waiting for one of the host's $slots guest slots" >&2
+		waited=$((waited + 1))
+		sleep 1
+	done
+	[ "$waited" = 0 ] || echo "vm: slot $i free after ${waited}s" >&2
+fi
 # vng runs its helpers (virtme-run) from its own bin directory.
 export PATH=$(dirname "$(command -v "$VNG")"):$PATH
 echo "vm: booting $(basename "$bzimage") with $accel, $CPUS vCPUs, $MEM" >&2
