@@ -12,6 +12,9 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -132,6 +135,92 @@ def query_frame():
               ours == ref, ours.hex())
 
 
+def fake_tools(tmp):
+    """Stand-ins for ip6tables-save, ip6tables-restore and ipset in tmp:
+    the save prints TMP/saved (empty if absent), the others log their
+    arguments and input to TMP/log.  Returns (iptables, ipset)."""
+    saved, logf = os.path.join(tmp, "saved"), os.path.join(tmp, "log")
+    ipt = os.path.join(tmp, "ipt")
+    for path, body in ((ipt + "-save", f"cat {saved} 2>/dev/null; exit 0"),
+                       (ipt + "-restore",
+                        f"echo restore \"$*\" >> {logf}; cat >> {logf}"),
+                       (os.path.join(tmp, "ipset"),
+                        f"echo ipset \"$*\" >> {logf}; "
+                        f"[ \"$1\" = restore ] && cat >> {logf}; exit 0")):
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(path, 0o755)
+    return ipt, os.path.join(tmp, "ipset")
+
+
+def free_port():
+    with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
+        s.bind(("::1", 0))
+        return s.getsockname()[1]
+
+
+def egress_argv(tmp, port, *extra):
+    """pfplm's arguments for an egress of one flow on [::1]:port, with the
+    fake tools of tmp and its state file there."""
+    ipt, ipset = fake_tools(tmp)
+    return ["--iptables", ipt, "--ipset", ipset, "--method", "rules",
+            "--listen", "::1", "--port", str(port),
+            "--state", os.path.join(tmp, "state.json"),
+            "--flow", "name=e role=egress id=7 sids=fc00:2::1,fc00:3::d6 "
+            "peer=::1", *extra]
+
+
+# Runs pfplm's main() in a child Python, with RUN_DIR (where its lock
+# goes) in the test's directory.
+CHILD = """
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("pfplm", sys.argv[1])
+spec = importlib.util.spec_from_loader("pfplm", loader)
+pfplm = importlib.util.module_from_spec(spec)
+loader.exec_module(pfplm)
+pfplm.RUN_DIR = sys.argv[2]
+sys.exit(pfplm.main(sys.argv[3:]))
+"""
+
+
+def spawn(tmp, argv):
+    """pfplm main(argv) in a child process, its stderr to TMP/err."""
+    err = open(os.path.join(tmp, "err"), "w", encoding="utf-8")
+    return subprocess.Popen([sys.executable, "-c", CHILD,
+                             os.path.join(HERE, "pfplm"), tmp, *argv],
+                            stdout=subprocess.DEVNULL, stderr=err)
+
+
+def wait_for(cond, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def sigterm_test():
+    """Item 7 of issue 51: SIGTERM ends the loop at once, with the period
+    far away (600 s), and the rules are removed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        errf = os.path.join(tmp, "err")
+        p = spawn(tmp, egress_argv(tmp, free_port(), "--period", "600"))
+        started = wait_for(lambda: "started" in open(errf).read(), 20)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        try:
+            rc = p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        took = time.monotonic() - t0
+        log = open(os.path.join(tmp, "log")).read()
+        check("SIGTERM with the period 600 s away: exit 0 at once, rules gone",
+              started and rc == 0 and took < 5 and "-X pfplm-E" in log,
+              (started, rc, f"{took:.1f} s", open(errf).read()))
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -141,6 +230,7 @@ def close_late(block, late):
 
 
 def main():
+    sigterm_test()
     switcher_tests()
     query_frame()
     got = close_late(104, {})
