@@ -221,6 +221,78 @@ def sigterm_test():
               (started, rc, f"{took:.1f} s", open(errf).read()))
 
 
+class FakeSock:
+    """A socket stand-in: what recvmsg()/recvfrom() return is queued in
+    inbox as (data, addr); what is sent is kept in sent."""
+
+    def __init__(self):
+        self.inbox, self.sent = [], []
+
+    def recvmsg(self, _size, _anc):
+        data, addr = self.inbox.pop(0)
+        return data, [], 0, addr
+
+    def recvfrom(self, _size):
+        return self.inbox.pop(0)
+
+    def sendto(self, data, addr):
+        self.sent.append((data, addr))
+
+
+PEER = "fc00:1::1"
+
+
+def egress_monitor(nflows=2):
+    """An egress Monitor of flows e1.. (ids 1..), period 10 s, peer PEER,
+    whose socket is a FakeSock; blocks before the current one read."""
+    argv = ["--period", "10", "--listen", "fc00:3::100", "-j"]
+    for k in range(1, nflows + 1):
+        argv += ["--flow", f"name=e{k} role=egress id={k} "
+                 f"sids=fc00:2::{k},fc00:3::d6 peer={PEER}"]
+    args = pfplm.parser().parse_args(argv)
+    cfg = pfplm.load_config(args)
+    mon = pfplm.Monitor(cfg, args)
+    cur = mon.current_block()
+    mon.start_block = cur - 20
+    for f in cfg.egress_flows():
+        f.gen = 1
+    mon.snap["E"] = {b: {f.name: (1, 7 * b) for f in cfg.egress_flows()}
+                     for b in range(cur - 20, cur)}
+    mon.esock = FakeSock()
+    return mon
+
+
+def query(ssid, block, seq=None, extra=b""):
+    """The payload of pfplm's query for block of flow ssid."""
+    tlvs = pfplm.tlv(pfplm.TLV_DM, pfplm.struct.pack("!III", 5, 0, 0)) + \
+        pfplm.plm_tlv(pfplm.ST_EXACT, block % 2, 10000, block) + extra
+    return pfplm.build_test_packet(block % pfplm.U32 if seq is None else seq,
+                                   bytes(8), 0, ssid, tlvs, None)
+
+
+def ask(mon, data, src=PEER, sport=40000):
+    """Give the egress one datagram; the answers it sent to it."""
+    before = len(mon.esock.sent)
+    mon.esock.inbox.append((data, (src, sport, 0, 0)))
+    mon.answer()
+    return mon.esock.sent[before:]
+
+
+def loop_test():
+    """Item 9 of issue 51: a packet that carries a reflector's receive
+    timestamp (an answer sent back as a query) gets no answer."""
+    mon = egress_monitor()
+    blk = mon.current_block() - 5
+    got = ask(mon, query(1, blk))
+    check("the egress answers a query of a configured flow and peer",
+          len(got) == 1, got)
+    reply = got[0][0]
+    got = ask(mon, reply, sport=41000)
+    check("an answer sent back to an egress as a query: no answer, counted",
+          got == [] and mon.counters.get("looped") == 1,
+          (got, mon.counters))
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -231,6 +303,7 @@ def close_late(block, late):
 
 def main():
     sigterm_test()
+    loop_test()
     switcher_tests()
     query_frame()
     got = close_late(104, {})
