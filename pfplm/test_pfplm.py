@@ -293,6 +293,37 @@ def loop_test():
           (got, mon.counters))
 
 
+def budget_test():
+    """Item 8 of issue 51: the answer budget is per flow and charged only
+    for a query that passed every check; TLVs are parsed up to a cap."""
+    mon = egress_monitor()
+    blk = mon.current_block() - 5
+    junk = pfplm.build_test_packet(1, bytes(8), 0, 1, b"\x01\x02\x03", None)
+    for _ in range(300):
+        ask(mon, junk)                  # 3 stray bytes after the header
+    got = ask(mon, query(1, blk))
+    check("300 malformed datagrams from the peer cost no answer budget",
+          len(got) == 1, mon.counters)
+
+    mon = egress_monitor()
+    flood = sum(len(ask(mon, query(1, blk))) for _ in range(300))
+    got = ask(mon, query(2, blk))
+    check("300 queries for flow 1: flow 2 is still answered",
+          len(got) == 1, mon.counters)
+    check("... and flow 1's answers are bounded by its own budget",
+          0 < flood <= 20 and mon.counters["rate_limited"] >= 280,
+          (flood, mon.counters))
+
+    mon = egress_monitor()
+    many = pfplm.tlv(1, b"") * 5000             # 5000 empty padding TLVs
+    t0 = time.monotonic()
+    got = ask(mon, query(1, blk, extra=many))
+    took = time.monotonic() - t0
+    check("a query with 5000 TLVs: not answered, counted malformed",
+          got == [] and mon.counters["malformed"] == 1,
+          (len(got), mon.counters, f"{took * 1000:.1f} ms"))
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -304,6 +335,7 @@ def close_late(block, late):
 def main():
     sigterm_test()
     loop_test()
+    budget_test()
     switcher_tests()
     query_frame()
     got = close_late(104, {})

@@ -278,10 +278,16 @@ def build_srh(final, segments):
 
 # ------------------------------------------------------- parsing replies
 
-def parse_tlvs(data, offset):
-    """The TLVs from offset to the end of data, as dicts."""
+def parse_tlvs(data, offset, limit=None):
+    """The TLVs from offset to the end of data, as dicts.
+
+    limit: at most this many TLVs (None: no limit); a datagram with more
+    is refused as soon as the one past the limit is seen, so that parsing
+    one costs at most that much whatever its length."""
     tlvs = []
     while offset < len(data):
+        if limit is not None and len(tlvs) >= limit:
+            raise MalformedReply(f"more than {limit} TLVs")
         if len(data) - offset < TLV_HDR.size:
             raise MalformedReply(f"{len(data) - offset} stray bytes at "
                                  f"offset {offset}")
@@ -362,16 +368,17 @@ def auth_error(data, digest, tlvs, key):
 
 # -------------------------------------------- the Session-Reflector's side
 
-def parse_test_packet(data):
+def parse_test_packet(data, max_tlvs=None):
     """An unauthenticated Session-Sender test packet as a dict.
 
-    Raises MalformedTest when it is shorter than the base packet or its
-    TLVs do not fill it exactly."""
+    Raises MalformedTest when it is shorter than the base packet, its
+    TLVs do not fill it exactly, or there are more than max_tlvs of them
+    (None: no limit)."""
     if len(data) < SENDER.size:
         raise MalformedTest(f"{len(data)} bytes, shorter than {SENDER.size}")
     seq, t1, ee, ssid = SENDER.unpack_from(data)
     try:
-        tlvs = parse_tlvs(data, SENDER.size)
+        tlvs = parse_tlvs(data, SENDER.size, max_tlvs)
     except MalformedReply as err:
         raise MalformedTest(str(err)) from None
     return {"seq": seq, "t1_raw": t1, "ee": ee, "ssid": ssid,
