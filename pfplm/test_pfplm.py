@@ -8,6 +8,7 @@ checked.  The selftest srv6_pfplm_test.sh tests the daemon end to end in
 the guest; a late switch cannot be made to happen there on demand.
 """
 
+import contextlib
 import importlib.machinery
 import importlib.util
 import io
@@ -324,6 +325,56 @@ def budget_test():
           (len(got), mon.counters, f"{took * 1000:.1f} ms"))
 
 
+def files_test():
+    """Item 10 of issue 51: the results, state and Prometheus files are
+    written without following a symbolic link someone else put there."""
+    with tempfile.TemporaryDirectory() as tmp:
+        victim = os.path.join(tmp, "victim")
+        with open(victim, "w", encoding="utf-8") as fh:
+            fh.write("precious\n")
+        path = os.path.join(tmp, "pfplm.prom")
+        os.symlink(victim, f"{path}.tmp.{os.getpid()}")
+        try:
+            pfplm.atomic_write(path, "new\n")
+        except OSError as err:
+            print(f"\tatomic_write: {err}")
+        check("atomic_write: a symlink where its temporary file goes is "
+              "not followed",
+              open(victim).read() == "precious\n" and
+              open(path).read() == "new\n",
+              (open(victim).read(), os.listdir(tmp)))
+        check("atomic_write: the file is 0644 (node_exporter reads it)",
+              os.stat(path).st_mode & 0o777 == 0o644,
+              oct(os.stat(path).st_mode))
+
+        mon = monitor()
+        mon.cfg.results = os.path.join(tmp, "results.jsonl")
+        os.symlink(victim, mon.cfg.results)
+        err = io.StringIO()
+        with redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(err):
+            try:
+                mon.result(mon.cfg.ingress_flows()[0], 104, 20, 20, "exact",
+                           None)
+            except OSError as e:
+                print(f"raised {e}", file=err)
+        check("results: a symlink at its path is not followed, and said",
+              open(victim).read() == "precious\n" and
+              "results.jsonl" in err.getvalue() and
+              "raised" not in err.getvalue(),
+              (open(victim).read(), err.getvalue()))
+
+        os.unlink(mon.cfg.results)
+        with redirect_stdout(io.StringIO()):
+            mon.result(mon.cfg.ingress_flows()[0], 105, 20, 19, "exact",
+                       None)
+        st = os.lstat(mon.cfg.results)
+        check("results: a new file is made 0644, one JSON line appended",
+              st.st_mode & 0o777 == 0o644 and
+              '"block":105' in open(mon.cfg.results).read(),
+              oct(st.st_mode))
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -336,6 +387,7 @@ def main():
     sigterm_test()
     loop_test()
     budget_test()
+    files_test()
     switcher_tests()
     query_frame()
     got = close_late(104, {})
