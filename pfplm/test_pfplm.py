@@ -375,6 +375,45 @@ def files_test():
               oct(st.st_mode))
 
 
+def lock_test():
+    """Item 11 of issue 51: a second pfplm of the same name (in the same
+    network namespace) refuses to start, and leaves the first one's
+    chains alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        errf, logf = os.path.join(tmp, "err"), os.path.join(tmp, "log")
+        first = spawn(tmp, egress_argv(tmp, free_port(), "--period", "600"))
+        started = wait_for(lambda: "started" in open(errf).read(), 20)
+        # What ip6tables-save shows now: the first one's chains.
+        with open(os.path.join(tmp, "saved"), "w", encoding="utf-8") as fh:
+            fh.write("*mangle\n:pfplm-E - [0:0]\n:pfplm-E-A - [0:0]\n"
+                     ":pfplm-E-B - [0:0]\n-A PREROUTING -j pfplm-E\n"
+                     "COMMIT\n")
+        os.rename(errf, errf + ".first")
+        second = spawn(tmp, egress_argv(tmp, free_port(), "--period", "600"))
+        try:
+            rc = second.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            second.kill()
+            rc = f"still running: {second.wait()}"
+        err = open(errf).read()
+        log = open(logf).read()
+        check("a second pfplm of the same name: refused, exit 1, said why",
+              started and rc == 1 and "another pfplm" in err, (rc, err))
+        check("... and the first one's chains are left alone",
+              "-X pfplm-E" not in log, log)
+        first.send_signal(signal.SIGTERM)
+        rc1 = first.wait(timeout=20)
+        os.unlink(os.path.join(tmp, "saved"))
+        third = spawn(tmp, egress_argv(tmp, free_port(), "--period", "600"))
+        ok = wait_for(lambda: "started" in open(errf).read(), 20)
+        third.send_signal(signal.SIGTERM)
+        rc3 = third.wait(timeout=20)
+        check("once the first has stopped, the next one starts",
+              rc1 == 0 and ok and rc3 == 0 and
+              not [f for f in os.listdir(tmp) if f.endswith(".lock")],
+              (rc1, rc3, open(errf).read(), os.listdir(tmp)))
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -388,6 +427,7 @@ def main():
     loop_test()
     budget_test()
     files_test()
+    lock_test()
     switcher_tests()
     query_frame()
     got = close_late(104, {})
