@@ -414,6 +414,53 @@ def lock_test():
               (rc1, rc3, open(errf).read(), os.listdir(tmp)))
 
 
+def nonce_test():
+    """Item 12 of issue 51: an answer must echo its query's Sequence
+    Number, a per-query random nonce: a blind spoofer who knows the flow,
+    the block and the port, but not the nonce, cannot inject a result."""
+    mon = monitor()
+    mon.sport, mon.rsock, mon.qsock = 40000, FakeSock(), FakeSock()
+    close(mon, 104)
+    mon.retry()
+    pkt = mon.rsock.sent[-1][0]
+    # outer IPv6, SRH of 2 SIDs, inner IPv6, UDP
+    test = pfplm.parse_test_packet(pkt[40 + 8 + 32 + 40 + 8:])
+
+    def answer(seq, r_rx):
+        tlvs = pfplm.tlv(pfplm.TLV_DM,
+                         pfplm.struct.pack("!III", 20, r_rx, 0)) + \
+            pfplm.plm_tlv(pfplm.ST_EXACT, 0, 10000, 104)
+        return pfplm.build_reply(dict(test, seq=seq), seq, bytes(8), bytes(8),
+                                 0, 64, tlvs)
+
+    def collect(data):
+        mon.qsock.inbox.append((data, ("fc00:3::100", 862, 0, 0)))
+        out = io.StringIO()
+        with redirect_stdout(out):
+            mon.collect()
+        return out.getvalue()
+
+    # What a spoofer can know: the block (from the time), its number as
+    # the Sequence Number (what pfplm sent until now), the flow's id.
+    guess = 104 if test["seq"] != 104 else 105
+    got = collect(answer(guess, 0))
+    check("an answer without the query's nonce: not taken",
+          got == "" and ("f", 104) in mon.pending, got)
+    got = collect(answer(test["seq"], 18))
+    check("the answer that echoes it: taken, sent 20 received 18",
+          '"received":18' in got and ("f", 104) not in mon.pending, got)
+    mon2 = monitor()
+    mon2.sport, mon2.rsock = 40000, FakeSock()
+    close(mon2, 104)
+    mon2.retry()
+    close(mon, 106)
+    mon.retry()
+    seqs = [pfplm.parse_test_packet(m.rsock.sent[-1][0][128:])["seq"]
+            for m in (mon, mon2)]
+    check("the nonce differs between queries",
+          len(set(seqs + [test["seq"]])) == 3, seqs)
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -428,6 +475,7 @@ def main():
     budget_test()
     files_test()
     lock_test()
+    nonce_test()
     switcher_tests()
     query_frame()
     got = close_late(104, {})
