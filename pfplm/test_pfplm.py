@@ -1,10 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of pfplm's accounting (make check-host): which blocks the
-ingress may report, given its counter readings and how late its colour
-switches were; and its in-band query against Scapy's.  No netfilter, no network: the Monitor is fed readings and
-switch times, and what it would ask the egress for (or report unknown) is
-checked.  The selftest srv6_pfplm_test.sh tests the daemon end to end in
+"""Host tests of pfplm (make check-host): which blocks the ingress may
+report, given its counter readings and how late its colour switches were;
+its in-band query against Scapy's; and the defences of issue 51 (items
+7-12): SIGTERM at once, answer budgets and loops, files not followed
+through links, one instance per name, the answers' nonce.  No netfilter
+and no root: the Monitor is fed readings, switch times and datagrams
+(socket stand-ins), and the daemons run as child processes (SIGTERM, the
+lock) get stand-ins for ip6tables-save/-restore and ipset and a UDP port
+on ::1.  The selftest srv6_pfplm_test.sh tests the daemon end to end in
 the guest; a late switch cannot be made to happen there on demand.
 """
 
