@@ -108,16 +108,38 @@ base_tree() {
 		echo "$BASE $ver" > "$KSRC/.git/srv6-oam-base"
 		return
 	fi
-	log "unpacking $desc into $KSRC"
 	rm -rf "$KSRC"
-	mkdir -p "$KSRC"
-	tar -xf "$tarball" -C "$KSRC" --strip-components=1
-	g init -q -b base
-	g config core.autocrlf false
-	g config gc.auto 0
-	g add -A -f .
-	g commit -q -m "Base: $desc" -m \
-		"Base of the srv6-oam series: $desc, unpacked and committed as is."
+	# The base's commit is the same in every checkout on this machine:
+	# once made, it is kept in $CACHE_DIR/kernel/tree-BASE-VERSION.git,
+	# and the tree of a later checkout (a fresh clone's: CI's) is checked
+	# out of it, sharing its objects, instead of being unpacked and
+	# hashed again (a minute and a half of one CPU).
+	cache=$(dirname "$tarball")/tree-$(echo "$BASE-$ver" | tr '~:' '__').git
+	if git -C "$cache" rev-parse -q --verify refs/heads/base > /dev/null 2>&1; then
+		log "checking out $desc into $KSRC (from $cache)"
+		git clone -q --shared --no-checkout --branch base "$cache" "$KSRC"
+		g remote remove origin
+		g config core.autocrlf false
+		g config gc.auto 0
+		g checkout -q -f base
+	else
+		log "unpacking $desc into $KSRC"
+		mkdir -p "$KSRC"
+		tar -xf "$tarball" -C "$KSRC" --strip-components=1
+		g init -q -b base
+		g config core.autocrlf false
+		g config gc.auto 0
+		g add -A -f .
+		g commit -q -m "Base: $desc" -m \
+			"Base of the srv6-oam series: $desc, unpacked and committed as is."
+		# For the next tree: a bare copy (hard links to these objects),
+		# renamed into place whole; a copy made meanwhile by another
+		# checkout wins.
+		rm -rf "$cache.$$"
+		git clone -q --bare --branch base "$KSRC" "$cache.$$" &&
+			mv -T "$cache.$$" "$cache" 2> /dev/null
+		rm -rf "$cache.$$"
+	fi
 	g tag -f base-"$(echo "$BASE-$ver" | tr '~:' '__')" > /dev/null
 	echo "$BASE $ver" > "$KSRC/.git/srv6-oam-base"
 }
