@@ -887,6 +887,11 @@ static int stamp_xmit6(struct stamp_reflector *r,
 	}
 	skb_dst_set(skb, dst);
 	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+	/* Fragmented to the path MTU, as a UDP socket's datagram is
+	 * (IPV6_PMTUDISC_WANT): a test packet that came in fragments
+	 * is answered in fragments.
+	 */
+	skb->ignore_df = 1;
 
 	err = ip6_local_out(net, r->sock->sk, skb);
 	return net_xmit_eval(err) ? 0 : 1;
