@@ -883,6 +883,15 @@ static int stamp_xmit6(struct stamp_reflector *r,
 			dst_release(dst);
 			return err;
 		}
+		/* A return path's first segment is the administrator's
+		 * choice, for a configured peer: only a reply straight to
+		 * the sender is checked.
+		 */
+		if (!srh && (dst_rt6_info(dst)->rt6i_flags &
+			     (RTF_LOCAL | RTF_ANYCAST))) {
+			dst_release(dst);
+			return -ELOOP;
+		}
 		stamp_dst_set(r, &key, dst);
 	}
 	skb_dst_set(skb, dst);
@@ -919,13 +928,25 @@ static int stamp_xmit4(struct stamp_reflector *r, struct sk_buff *skb,
 	key.tos = rx->reply_dsfield & INET_DSCP_MASK;
 	dst = stamp_dst_get(r, &key);
 	if (!dst) {
-		rt = ip_route_output_ports(net, &fl4, NULL, key.daddr.v4,
-					   key.saddr.v4, key.dport,
-					   htons(r->port), IPPROTO_UDP,
-					   key.tos, 0);
+		/* ip_route_output_ports(), with a look at the route before
+		 * the IPsec policy's
+		 */
+		flowi4_init_output(&fl4, 0, 0, key.tos, RT_SCOPE_UNIVERSE,
+				   IPPROTO_UDP, 0, key.daddr.v4, key.saddr.v4,
+				   key.dport, htons(r->port),
+				   sock_net_uid(net, NULL));
+		rt = __ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
-		dst = &rt->dst;
+		if (rt->rt_type == RTN_LOCAL) {
+			ip_rt_put(rt);
+			return -ELOOP;
+		}
+		fl4.flowi4_oif = rt->dst.dev->ifindex;
+		dst = xfrm_lookup_route(net, &rt->dst, flowi4_to_flowi(&fl4),
+					NULL, 0);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
 		stamp_dst_set(r, &key, dst);
 	}
 	skb_dst_set(skb, dst);
@@ -1124,13 +1145,17 @@ static int stamp_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	memset(skb->cb, 0, sizeof(skb->cb));
 	swap(udp_hdr(skb)->source, udp_hdr(skb)->dest);
 
-	/* 1: sent; 0: consumed by a failed ip*_local_out(); < 0: not sent */
+	/* 1: sent; 0: consumed by a failed ip*_local_out(); < 0: not sent,
+	 * -ELOOP as the route would deliver it to this node: the source
+	 * address is none of ours, but an anycast address we joined or one
+	 * a local route covers, and a local service would get the reply.
+	 */
 	err = rx.v6 ? stamp_xmit6(r, c, skb, &rx) : stamp_xmit4(r, skb, &rx);
 	if (err > 0) {
 		stamp_count(r, s, STAMP_STAT_TX);
 		return 0;
 	}
-	drop = STAMP_STAT_DROP_XMIT;
+	drop = err == -ELOOP ? STAMP_STAT_DROP_SOURCE : STAMP_STAT_DROP_XMIT;
 	if (!err) {
 		stamp_count(r, s, drop);
 		return 0;
