@@ -759,7 +759,8 @@ static bool stamp_dst_key_equal(const struct stamp_dst_key *a,
 		return false;
 	if (a->v6)
 		return ipv6_addr_equal(&a->daddr.v6, &b->daddr.v6) &&
-		       ipv6_addr_equal(&a->saddr.v6, &b->saddr.v6);
+		       ipv6_addr_equal(&a->saddr.v6, &b->saddr.v6) &&
+		       a->dport == b->dport;
 	return a->daddr.v4 == b->daddr.v4 && a->saddr.v4 == b->saddr.v4 &&
 	       a->dport == b->dport && a->tos == b->tos;
 }
@@ -866,6 +867,8 @@ static int stamp_xmit6(struct stamp_reflector *r,
 	fl6.saddr = ip6h->saddr;
 	fl6.flowi6_proto = ip6h->nexthdr;
 	fl6.flowi6_mark = skb->mark;
+	fl6.fl6_sport = htons(r->port);
+	fl6.fl6_dport = rx->sport;
 	if (ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL)
 		fl6.flowi6_oif = rx->iif;
 
@@ -875,6 +878,7 @@ static int stamp_xmit6(struct stamp_reflector *r,
 	key.saddr.v6 = fl6.saddr;
 	key.mark = fl6.flowi6_mark;
 	key.oif = fl6.flowi6_oif;
+	key.dport = fl6.fl6_dport;
 	dst = stamp_dst_get(r, &key);
 	if (!dst) {
 		dst = ip6_route_output(net, r->sock->sk, &fl6);
@@ -892,6 +896,11 @@ static int stamp_xmit6(struct stamp_reflector *r,
 			dst_release(dst);
 			return -ELOOP;
 		}
+		/* IPsec policy, as for a UDP socket's datagram */
+		dst = xfrm_lookup_route(net, dst, flowi6_to_flowi(&fl6),
+					r->sock->sk, 0);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
 		stamp_dst_set(r, &key, dst);
 	}
 	skb_dst_set(skb, dst);
