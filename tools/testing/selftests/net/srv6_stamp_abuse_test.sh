@@ -15,7 +15,9 @@
 # on a packet socket) with whatever source it likes, sent to A's MAC address, and is an
 # honest Session-Sender too.  Each loop test sends one frame and then
 # checks, seconds later, that the reflectors received it once and are not
-# answering each other or themselves.
+# answering each other or themselves.  Replies must also leave where a
+# careless reflector would drop them (in fragments), and not where the
+# node's routes or IPsec policies say they must not go.
 
 source lib.sh
 source srv6_oam_lib.sh
@@ -153,6 +155,96 @@ check_loop()
 	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ] && [ "$brx" -eq 0 ]
 	check_err $? "A: rx $rx tx $tx $cnt $c, B: rx $brx; want 1 0 1, 0"
 	log_test "$desc"
+}
+
+# A test packet larger than the path MTU (1500) arrives in fragments; its
+# reply, as large, must leave in fragments, over IPv6 as over IPv4, and
+# not be dropped as too big.
+test_fragments()
+{
+	local dst out tx x
+
+	for dst in "$A4" "$A6"; do
+		RET=0
+		fresh_reflectors
+		check_err $? "cannot make the reflectors"
+		out=$(sender basic "$dst" --seqs 1 --pad 2500 2>&1)
+		check_err $? "$(echo "$out" | grep FAIL | head -n 3)"
+		read -r tx x <<< "$(stats "$a" 862 tx drop_xmit)"
+		[ "$tx" -eq 1 ] && [ "$x" -eq 0 ]
+		check_err $? "tx $tx drop_xmit $x, want 1 0"
+		log_test "a fragmented test packet to $dst is answered in fragments"
+	done
+}
+
+# A reply whose route delivers it to A itself would carry the sender's
+# bytes to a local service: a source that is none of A's addresses but
+# that A's routes take as local must be refused.  The Subnet-Router
+# anycast address, which forwarding joins, and a local route without an
+# address; over IPv4 one in a table of its own, chosen by a rule, where
+# inet_addr_type(), which looks in table local only, does not see it (a
+# rule of one's own splits table local from table main).
+test_local_route()
+{
+	ip netns exec "$a" sysctl -wq net.ipv6.conf.e1.forwarding=1
+	ip -n "$a" route add local 2001:db8:99::/64 dev lo
+	ip -n "$a" route add local 10.0.99.0/24 dev lo table 100
+	ip -n "$a" rule add to 10.0.99.0/24 lookup 100
+
+	check_loop "A's Subnet-Router anycast address as the source" \
+		"$A6" 862 2001:db8:1:: 40000 drop_source
+	check_loop "an address of a local route of A as the source" \
+		"$A6" 862 2001:db8:99::9 40000 drop_source
+	check_loop "an address of a local route in table 100 over IPv4" \
+		"$A4" 862 10.0.99.9 40000 drop_source
+
+	ip -n "$a" rule del to 10.0.99.0/24 lookup 100
+	ip -n "$a" route del local 10.0.99.0/24 dev lo table 100
+	ip -n "$a" route del local 2001:db8:99::/64 dev lo
+	ip netns exec "$a" sysctl -wq net.ipv6.conf.e1.forwarding=0
+}
+
+# decided NS PORT: the test packets the reflector on PORT answered or
+# failed to send
+decided()
+{
+	local tx x
+
+	read -r tx x <<< "$(stats "$1" "$2" tx drop_xmit)"
+	echo $((tx + x))
+}
+
+# An IPsec policy that blocks what A sends to atk from port 862 blocks
+# the replies of the reflector on that port, over IPv6 as over IPv4: the
+# reply's flow carries its ports and goes through the policy lookup.
+# The reflector on port 5002, outside the selector, still answers.
+test_xfrm()
+{
+	local dst src out tx x
+
+	for dst in "$A4" "$A6"; do
+		src=10.0.1.9
+		[ "$dst" = "$A6" ] && src=$ATK6
+		RET=0
+		fresh_reflectors
+		check_err $? "cannot make the reflectors"
+		ip -n "$a" stamp reflector add port 5002
+		ip -n "$a" xfrm policy add src "$dst" dst "$src" proto udp \
+			sport 862 dir out action block
+		check_err $? "cannot add the IPsec policy"
+		spoof "$dst" 862 "$src" 40000
+		check_err $? "could not send the frame"
+		slowwait 60 until_counter_is ">= 1" decided "$a" 862 > /dev/null
+		check_err $? "the test packet was neither answered nor dropped"
+		read -r tx x <<< "$(stats "$a" 862 tx drop_xmit)"
+		[ "$tx" -eq 0 ] && [ "$x" -eq 1 ]
+		check_err $? "policy block: tx $tx drop_xmit $x, want 0 1"
+		out=$(sender basic "$dst" --port 5002 --seqs 1 2>&1)
+		check_err $? "port 5002: $(echo "$out" | grep FAIL | head -n 3)"
+		ip -n "$a" xfrm policy flush
+		ip -n "$a" stamp reflector del port 5002
+		log_test "IPsec policy blocks the replies to $src from port 862 only"
+	done
 }
 
 stamp_state()
@@ -437,7 +529,8 @@ ip -n "$b" stamp reflector add
 
 # STAMP_ABUSE_TESTS: the tests to run, all by default
 for t in ${STAMP_ABUSE_TESTS:-honest_sender loops modes pingpong_ports \
-	sport_min tlvs amplification limits netns_leak honest_sender}; do
+	sport_min tlvs amplification fragments local_route xfrm limits \
+	netns_leak honest_sender}; do
 	"test_$t"
 done
 

@@ -214,7 +214,8 @@ def cmd_basic(a):
     key = bytes.fromhex(a.key) if a.key else None
     for i, seq in enumerate(a.seqs):
         t1 = now_ns(a.ptp)
-        req = sender_packet(seq, a.ssid, ptp=a.ptp, key=key)
+        pad = tlv(T_PAD, bytes(a.pad)) if a.pad else b""
+        req = sender_packet(seq, a.ssid, ptp=a.ptp, key=key, tlvs=pad)
         s.send(req)
         rep = s.recv(REPLY_WAIT, auth=key is not None)
         if not check(rep is not None, "no reply to seq %d" % seq):
@@ -534,6 +535,8 @@ def main():
     p.add_argument("--key")
     p.add_argument("--segs", type=lambda v: v.split(","))
     p.add_argument("--length", type=int, help="none: truncate packets")
+    p.add_argument("--pad", type=int, default=0,
+                   help="basic: an Extra Padding TLV of this many octets")
     p.add_argument("--marker-ssid", type=int, default=7,
                    help="none: the SSID of the marker, answered")
     p.add_argument("--marker-key", help="none: the marker's HMAC key")
