@@ -215,14 +215,17 @@ def sigterm_test():
         t0 = time.monotonic()
         p.send_signal(signal.SIGTERM)
         try:
-            rc = p.wait(timeout=5)
+            # "At once" against the period's 600 s: a minute leaves room
+            # for a slow or loaded host, and still fails a daemon that
+            # waits for its timer.
+            rc = p.wait(timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()
             rc = p.wait()
         took = time.monotonic() - t0
         log = open(os.path.join(tmp, "log")).read()
         check("SIGTERM with the period 600 s away: exit 0 at once, rules gone",
-              started and rc == 0 and took < 5 and "-X pfplm-E" in log,
+              started and rc == 0 and took < 60 and "-X pfplm-E" in log,
               (started, rc, f"{took:.1f} s", open(errf).read()))
 
 
@@ -310,9 +313,16 @@ def budget_test():
     check("300 malformed datagrams from the peer cost no answer budget",
           len(got) == 1, mon.counters)
 
+    # The budgets fill with time: on a frozen clock, the flood gets the
+    # burst and no more, however slowly this host parses 300 queries.
     mon = egress_monitor()
-    flood = sum(len(ask(mon, query(1, blk))) for _ in range(300))
-    got = ask(mon, query(2, blk))
+    monotonic, now = pfplm.time.monotonic, pfplm.time.monotonic()
+    pfplm.time.monotonic = lambda: now
+    try:
+        flood = sum(len(ask(mon, query(1, blk))) for _ in range(300))
+        got = ask(mon, query(2, blk))
+    finally:
+        pfplm.time.monotonic = monotonic
     check("300 queries for flow 1: flow 2 is still answered",
           len(got) == 1, mon.counters)
     check("... and flow 1's answers are bounded by its own budget",
