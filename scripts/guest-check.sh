@@ -37,6 +37,18 @@ if [ "$splats" = 1 ] && [ -z "$splat_re" ]; then
 	exit 1
 fi
 
+# XTRACE=1: every shell of a test, the test itself and the scripts it runs,
+# traces its commands with the time each started and its file and line
+# into RESULTS/traces/TEST (scripts/trace-profile.sh sums them per line):
+# where a test spends its time.
+xtrace=${XTRACE:-0}
+xtrace_rc=/tmp/xtrace.rc
+cat > "$xtrace_rc" << 'EOF'
+PS4='+${EPOCHREALTIME} ${BASHPID} ${BASH_SOURCE[0]##*/}:${LINENO} '
+BASH_XTRACEFD=9
+set -x
+EOF
+
 # SPLAT_SUFFIX names this guest's "boot" and "kmemleak" results when
 # check.sh runs more than one guest (boot-g1, kmemleak-g2, ...).
 sfx=${SPLAT_SUFFIX:-}
@@ -108,7 +120,17 @@ for t in "$@"; do
 		# "@path": a test of this repository that is not a kernel selftest.
 		dir=$work/$(dirname "$t")
 		case $t in @*) dir=$top/$(dirname "${t#@}") ;; esac
-		(cd "$dir" && timeout -k 10 "$timeout" "./$(basename "$t")") > "$log" 2>&1 < /dev/null
+		if [ "$xtrace" = 1 ]; then
+			mkdir -p "$results/traces"
+			# Every bash started with BASH_ENV in its environment
+			# reads that file first (root's bash takes no PS4 from
+			# the environment).
+			(cd "$dir" && env BASH_ENV="$xtrace_rc" \
+				timeout -k 10 "$timeout" "./$(basename "$t")") \
+				> "$log" 2>&1 9> "$results/traces/$name" < /dev/null
+		else
+			(cd "$dir" && timeout -k 10 "$timeout" "./$(basename "$t")") > "$log" 2>&1 < /dev/null
+		fi
 		rc=$?
 		;;
 	*:*)
