@@ -141,10 +141,22 @@ fi
 # from root=/dev/root and looks for a 9p tag "root" (make BASE=6.1).
 initramfs=()
 [ "${VM_INITRAMFS:-0}" = 1 ] && initramfs=(--force-initramfs)
+# The root is the host's own, shared read-only, and the kernel mounts it
+# with vng's options and cache=loose (the later rootflags= wins): the
+# guest keeps the programs, libraries and Python modules it has read in
+# its page cache instead of asking QEMU's 9p server again at every exec
+# and import.  Nothing changes the root's files under a
+# running guest (they write into --rwdir directories, which vng mounts
+# uncached).  Not through the initramfs, which mounts the root with
+# options of its own.  VM_ROOT_CACHE=0: the 9p default, no cache.
+rootflags=
+if [ "${VM_INITRAMFS:-0}" != 1 ] && [ "${VM_ROOT_CACHE:-1}" = 1 ]; then
+	rootflags=" rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288,cache=loose"
+fi
 # vng's standard output and error go through pipes: something under it
 # opens its standard error again, with O_TRUNC, so that "make check > FILE
 # 2>&1" lost everything written to FILE before the guest booted.
 "$VNG" -r "$bzimage" "${kvm_opt[@]}" --force-9p "${initramfs[@]}" --cpus "$CPUS" --memory "$MEM" "${qemu_opt[@]}" \
-	--append "root=/dev/root${VM_APPEND:+ $VM_APPEND}" "${rw[@]}" --exec "$*" \
+	--append "root=/dev/root$rootflags${VM_APPEND:+ $VM_APPEND}" "${rw[@]}" --exec "$*" \
 	2> >(cat >&2) | cat
 exit "${PIPESTATUS[0]}"
