@@ -86,9 +86,10 @@ JOBS      ?= $(shell nproc)
 # hits the objects cached by an earlier one.
 export CCACHE_BASEDIR := $(TOP)
 export CACHE_DIR CCACHE_DIR JOBS KSRC BASE
-# 6.1 mounts virtme-ng's 9p root only through its initramfs (scripts/vm.sh)
+# 6.1 mounts virtme-ng's 9p root from the command line only under the tag
+# "root" (scripts/vm.sh)
 ifeq ($(BASE),6.1)
-export VM_INITRAMFS := 1
+export VM_ROOT_TAG := 1
 endif
 export VNG := $(VENV)/bin/vng
 

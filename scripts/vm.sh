@@ -134,11 +134,18 @@ if [ "${VM_PIN:-0}" = 1 ]; then
 		echo "vm: could not pin the vCPU threads" >&2
 	) &
 fi
+# VM_ROOT_TAG=1: the host's root is exported a second time, read-only,
+# under the 9p tag "root" (make BASE=6.1).  6.1 strips "/dev/" from vng's
+# root=/dev/root and looks for that tag, not vng's "/dev/root", so it
+# mounts its root from the command line only with this.
+if [ "${VM_ROOT_TAG:-0}" = 1 ]; then
+	extra="${extra:+$extra }-fsdev local,id=roottag,path=/,security_model=none,readonly=on,multidevs=remap"
+	extra+=" -device virtio-9p-pci,fsdev=roottag,mount_tag=root"
+fi
 # vng's --qemu-opts takes the rest of its command line: one word, last.
 [ -n "$extra" ] && qemu_opt=(--qemu-opts="$extra")
 # VM_INITRAMFS=1: boot through vng's initramfs, which mounts the 9p root
-# itself.  6.1 cannot mount it from the command line: it strips "/dev/"
-# from root=/dev/root and looks for a 9p tag "root" (make BASE=6.1).
+# itself.
 initramfs=()
 [ "${VM_INITRAMFS:-0}" = 1 ] && initramfs=(--force-initramfs)
 # The root is the host's own, shared read-only, and the kernel mounts it
