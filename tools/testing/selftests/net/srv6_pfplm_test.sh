@@ -128,12 +128,14 @@ setup()
 		action End.DT6 table 254 dev veth1
 	ip -n "$r3" -6 route add fc00:3::e00/120 encap seg6local action End \
 		dev veth1
+	# one ip per namespace for the flows' addresses and routes
 	for k in $(seq 1 $((FLOWS + 1))); do
-		ip -n "$hd" addr add "fd00:d::$(printf %x "$k")/64" dev veth0 \
-			nodad
-		ip -n "$r1" -6 route add "fd00:d::$(printf %x "$k")/128" \
-			encap seg6 mode encap segs "$(sids "$k")" dev veth1
-	done
+		echo "addr add fd00:d::$(printf %x "$k")/64 dev veth0 nodad"
+	done | ip -n "$hd" -batch - || exit "$ksft_fail"
+	for k in $(seq 1 $((FLOWS + 1))); do
+		echo "route add fd00:d::$(printf %x "$k")/128" \
+			"encap seg6 mode encap segs $(sids "$k") dev veth1"
+	done | ip -n "$r1" -batch - || exit "$ksft_fail"
 	# The network's loss: r2 drops the doomed datagrams, and counts them.
 	n "$r2" ip6tables -w -A FORWARD -m tos --tos "$DOOM/$DOOM" -j DROP
 	# Delay and reordering on the way to the egress, well within the guard

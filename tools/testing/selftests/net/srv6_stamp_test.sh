@@ -160,16 +160,27 @@ check_sender()
 	log_test "$desc"
 }
 
-# decoded PCAP: tshark's decoding of every packet of PCAP, a line each,
-# with UDP port 862 as TWAMP-Test/STAMP: "sport dport src dst sl segments
-# protocols expert-info" (tab-separated).  One tshark per capture: its
-# start alone takes tens of seconds in a slow guest.
+# decoded PCAP...: tshark's decoding of every packet of the PCAPs, a line
+# each, with UDP port 862 as TWAMP-Test/STAMP: "capture sport dport src
+# dst sl segments protocols expert-info" (tab-separated), where capture is
+# the PCAP's index, 0 for the first (its interface in the merged file).
+# One tshark for all: its start alone takes tens of seconds in a slow
+# guest.
 decoded()
 {
-	tshark -r "$1" -d udp.port==862,twamp.test -T fields \
-		-e udp.srcport -e udp.dstport -e ipv6.src -e ipv6.dst \
-		-e ipv6.routing.segleft -e ipv6.routing.srh.addr \
-		-e frame.protocols -e _ws.expert 2>&1
+	mergecap -I none -F pcapng -w "$tmp/decoded.pcapng" "$@" 2>&1 &&
+	tshark -r "$tmp/decoded.pcapng" -d udp.port==862,twamp.test -T fields \
+		-e frame.interface_id -e udp.srcport -e udp.dstport \
+		-e ipv6.src -e ipv6.dst -e ipv6.routing.segleft \
+		-e ipv6.routing.srh.addr -e frame.protocols -e _ws.expert 2>&1
+}
+
+# capture_of INDEX DECODED: DECODED's lines of capture INDEX without the
+# index, and every line that is not a packet's (messages)
+capture_of()
+{
+	awk -F '\t' -v c="$1" '$1 == c { sub(/^[^\t]*\t/, ""); print; next }
+		!/\t/' <<< "$2"
 }
 
 # replies_in DECODED: "src dst sl segments" of each STAMP reply in it
@@ -196,8 +207,9 @@ test_return_path()
 	capture_wait "$tmp/r3.pcap" 3 ip6 proto 43 and src "$REFL6"
 	capture_wait "$tmp/r2.pcap" 3 ip6 proto 43 and dst "$REFL6"
 	capture_stop
-	d3=$(decoded "$tmp/r3.pcap")
-	d2=$(decoded "$tmp/r2.pcap")
+	out=$(decoded "$tmp/r3.pcap" "$tmp/r2.pcap")
+	d3=$(capture_of 0 "$out")
+	d2=$(capture_of 1 "$out")
 	n3=$(replies_in "$d3" | grep -c "^$REFL6	$SID3	1	$SND6,$SID3$")
 	[ "$n3" -eq 3 ]
 	check_err $? "r3 saw $n3 replies with SRH $SID3,$SND6, not 3: $(replies_in "$d3")"
@@ -361,7 +373,7 @@ ipv6_hex()
 print(ipaddress.IPv6Address(sys.argv[1]).packed.hex())' "$1"
 }
 
-srv6_require ip jq tcpdump tshark
+srv6_require ip jq tcpdump tshark mergecap
 srv6_require_py scapy.contrib.stamp
 
 tmp=$(mktemp -d)
