@@ -232,7 +232,7 @@ check-6.1:
 # after which the kernel log holds a report of a debugging option (KASAN,
 # UBSAN, lockdep, RCU, "BUG:", "WARNING:", refcount) fails, and so does a
 # last pseudo-test, kmemleak, if a scan at the end finds a leak.  Not in
-# CI (README: run time).  TESTS="..." runs a part.  The gate runs first,
+# CI: a long suite of its own.  TESTS="..." runs a part.  The gate runs first,
 # on the debug kernel too (its verdict in build/gate-debug): there its rot
 # half holds, its bounds are reported, not held (GATE_BOUNDS below).
 # ipset's suite waits 20 times its timeouts there, not 6
@@ -385,7 +385,7 @@ series: fetch
 # --strict and builds, with the guest's configuration and with the
 # features' Kconfig symbols off, in a worktree and object directories of
 # its own (build/series-build[-BASE]; scripts/series-build.sh).  Not in CI:
-# a build per patch (README: time).
+# a kernel build per patch.
 series-build: tree
 	@$(call stage,series-build,scripts/series-build.sh $(KSRC) \
 		$(BUILD)/series-build$(SFX) $(FRAGMENTS))

@@ -158,6 +158,7 @@ for ((g = 1; g <= ngu; g++)); do
 	cat "$dir/record" >> "$results/record" 2> /dev/null
 	[ ! -f "$dir/times" ] || sed "s/^/$g /" "$dir/times" >> "$results/times"
 	[ ! -d "$dir/logs" ] || cp -a "$dir/logs/." "$results/logs/"
+	[ ! -d "$dir/traces" ] || { mkdir -p "$results/traces" && cp -a "$dir/traces/." "$results/traces/"; }
 	[ -f "$dir/complete" ] || complete=0
 	[ -s "$results/uname" ] || cp "$dir/uname" "$results/uname" 2> /dev/null
 done
