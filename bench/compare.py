@@ -3,7 +3,8 @@
 """Compare two runs of the same icount experiment (srperf JSON): per
 behaviour, instructions per packet and the instruction ratio of each run
 with its CV over the repetitions, and how far the two runs' ratios are
-apart.  Prints a Markdown table (the determinism table of bench/README.md).
+apart.  Prints a Markdown table (bench/README.md, "Deterministic
+measurement": how to check determinism).
 
 usage: compare.py A.json B.json
 """
