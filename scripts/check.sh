@@ -88,15 +88,17 @@ done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 # guest slots (VM_SLOTS, scripts/vm.sh) say how many boot at once.  The
 # split balances the tests' expected times, longest first, each to the
 # guest with the least so far: the times of the last run of this RESULTS
-# (its times.tsv) where there is one, else config/check-times; a test in
-# neither counts 60 s.  GCOV_OUT wants the counts of one kernel: one guest.
+# (its times.tsv) where there is one, else config/check-times-BASE for the
+# tests it lists on a BASE other than 6.12, else config/check-times; a test
+# in none counts 60 s.  GCOV_OUT wants the counts of one kernel: one guest.
 ngu=${CHECK_GUESTS:-2}
 [ -z "${GCOV_OUT:-}" ] || ngu=1
 [ "$ngu" -le "${#tests[@]}" ] || ngu=${#tests[@]}
 declare -A expect
 while IFS=$'\t' read -r t secs; do
 	[[ $secs =~ ^[0-9]+ ]] && expect[$t]=${BASH_REMATCH[0]}
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-times" 2> /dev/null
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-times" \
+		"$TOP/config/check-times-${BASE:-6.12}" 2> /dev/null
 	 [ -s "$prev_times" ] && awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' "$prev_times")
 declare -a load shard
 for ((g = 1; g <= ngu; g++)); do load[g]=0 shard[g]=; done

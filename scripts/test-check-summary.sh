@@ -269,6 +269,19 @@ check "a second run splits by the first one's times" \
 	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/d.sh net/a.sh" ] && echo 1)" \
 	"$(cat "$tmp/two/guest1/ran"; cat "$tmp/two.err")"
 
+# On another base, config/check-times-BASE's times override
+# config/check-times's for the tests it lists (a fresh RESULTS): b 200 on
+# 6.1 -> b alone, a, c and d together (by check-times alone, a alone).
+printf 'net/b.sh\t200\n' > "$tmp/top/config/check-times-6.1"
+BASE=6.1 CHECK_GUESTS=2 run base61 "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
+pass 0 5 net/b.sh
+pass 0 4 net/c.sh
+pass 0 3 net/d.sh
+"
+check "on 6.1, config/check-times-6.1's times" \
+	"$([ "$(cat "$tmp/base61/guest1/ran")" = "net/b.sh" ] && echo 1)" \
+	"$(cat "$tmp/base61/guest1/ran"; cat "$tmp/base61.err")"
+
 # A guest that kept no times: the record's seconds, no CPU time.
 FAKE_NOTIMES=1 run notimes "net/a.sh" "pass 0 5 net/a.sh
 "
