@@ -43,11 +43,13 @@ fi
 # where a test spends its time.
 xtrace=${XTRACE:-0}
 xtrace_rc=/tmp/xtrace.rc
-cat > "$xtrace_rc" << 'EOF'
-PS4='+${EPOCHREALTIME} ${BASHPID} ${BASH_SOURCE[0]##*/}:${LINENO} '
-BASH_XTRACEFD=9
-set -x
-EOF
+if [ "$xtrace" = 1 ]; then
+	cat > "$xtrace_rc" <<- 'EOF'
+	PS4='+${EPOCHREALTIME} ${BASHPID} ${BASH_SOURCE[0]##*/}:${LINENO} '
+	BASH_XTRACEFD=9
+	set -x
+	EOF
+fi
 
 # SPLAT_SUFFIX names this guest's "boot" and "kmemleak" results when
 # check.sh runs more than one guest (boot-g1, kmemleak-g2, ...).
