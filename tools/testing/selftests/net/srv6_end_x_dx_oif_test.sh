@@ -449,6 +449,14 @@ test_reject()
 	check_reject "oif on End.DT6" "oif is not supported by this behavior" \
 		fc00:e::e/128 encap seg6local action End.DT6 table 254 \
 		oif vethb dev veths
+	check_reject "xconnect on End" \
+		"xconnect is not supported by this behavior" \
+		fc00:e::e/128 encap seg6local action End nh6 fc00:a::2 \
+		oif vethb xconnect dev veths
+	check_reject "xconnect on End.DT6" \
+		"xconnect is not supported by this behavior" \
+		fc00:e::e/128 encap seg6local action End.DT6 table 254 \
+		nh6 fc00:a::2 oif vethb xconnect dev veths
 
 	# what means something else on mainline, or cannot mean anything
 	check_reject "End.DX6 with a plain oif" "take it only in an xconnect" \
@@ -485,6 +493,12 @@ test_reject()
 		fc00:e::e 2 xc_oif=vethb xc_nh4=10.0.10.2
 	check_reject_raw "unknown attribute in xconnect" "Unknown attribute" \
 		fc00:e::e 2 xc_oif=vethb xc_nh6=fc00:a::2 xc_bad
+	# SEG6_LOCAL_ACTION_END = 1, END_DT6 = 7: a well-formed xconnect
+	check_reject_raw "xconnect on End (raw)" \
+		"xconnect is not supported by this behavior" \
+		fc00:e::e 1 xc_oif=vethb xc_nh6=fc00:a::2
+	check_reject_raw "empty xconnect on End.DT6 (raw)" \
+		"xconnect is not supported by this behavior" fc00:e::e 7 xc
 
 	# and the helper itself can add what it refuses above
 	RET=0
