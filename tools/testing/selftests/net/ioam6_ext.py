@@ -33,6 +33,7 @@ DEX_SEQ = 0x40
 
 # socket option numbers from linux/in6.h
 IPV6_HOPOPTS = 54
+IPV6_RTHDR = 57
 IPV6_DSTOPTS = 59
 
 
@@ -276,6 +277,10 @@ CRAFT = {
                                0, 0]) +
                  struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
                  bytes(8)),
+    # the trace alone: a domain egress removes the whole header
+    'trace': ('hbh', b'\x01\x00' + bytes([IPV6_TLV_IOAM, 2 + 8 + 8, 0, 0]) +
+              struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
+              bytes(8)),
     # the same, the trace first: the alert moves, to its offset modulo 8
     'trace-ra': ('hbh', bytes([1, 0, IPV6_TLV_IOAM, 2 + 8 + 8, 0, 0]) +
                  struct.pack('!HBBI', 123, 1 << 3, 2, 0x800000 << 8) +
@@ -298,12 +303,25 @@ CRAFT = {
 }
 
 
+def srh(segs):
+    """A Segment Routing Header (RFC 8754) for the IPV6_RTHDR socket
+    option: the segments in the order they are visited, then the slot of
+    the final destination, which the kernel fills with the address sent to
+    (and puts the first segment into the IPv6 header)."""
+    addrs = [bytes(16)] + [socket.inet_pton(socket.AF_INET6, x)
+                           for x in reversed(segs)]
+    n = len(segs)
+    return bytes([0, 2 * (n + 1), 4, n, n, 0, 0, 0]) + b''.join(addrs)
+
+
 def send_one(a, hbh, dst_opts):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     if a.sport:
         s.bind(('::', a.sport))
     if hbh:
         s.setsockopt(socket.IPPROTO_IPV6, IPV6_HOPOPTS, bytes.fromhex(hbh))
+    if a.srh:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_RTHDR, srh(a.srh))
     if dst_opts:
         s.setsockopt(socket.IPPROTO_IPV6, IPV6_DSTOPTS,
                      bytes.fromhex(dst_opts))
@@ -458,6 +476,8 @@ def main():
     c.add_argument('--craft', choices=sorted(CRAFT), action='append',
                    help='repeated: each kind in turn')
     c.add_argument('--sport', type=int)
+    c.add_argument('--srh', action='append',
+                   help='repeated: a segment to visit before DST')
     c = sub.add_parser('spoof')
     c.add_argument('prefix')
     c.add_argument('dst')

@@ -1009,6 +1009,41 @@ test_domain_egress()
 	log_test "domain egress: other Hop-by-Hop options kept and re-padded"
 }
 
+# An SRv6 segment of beta's, reached with an IOAM trace in the Hop-by-Hop
+# header: beta processes the Segment Routing Header (a seg6local End SID,
+# and, with seg6_enabled, one of its own addresses) and forwards the packet
+# to its next segment, gamma, out of a domain egress: the trace goes.
+test_srh_egress()
+{
+	local got seg sid=2001:db8:e::1
+
+	RET=0
+	ip -n "$alpha" -6 route replace 2001:db8:ff::/64 via "$B1" dev veth0
+	ip -n "$alpha" -6 route replace 2001:db8:e::/64 via "$B1" dev veth0
+	ip -n "$beta" -6 route replace "$sid/128" \
+		encap seg6local action End dev veth0
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.all.seg6_enabled=1
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth0.seg6_enabled=1
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=1
+	for seg in "$sid" "$B1"; do
+		capture "srh-$seg" send "$GLO" 1 --craft trace --srh "$seg"
+		got=$(jq -c '.[0] | [.chain, .dst, .hbh_len]' \
+			"$tmp/srh-$seg.json")
+		[ "$got" = "[[\"rh\",\"udp\"],\"$GLO\",null]" ]
+		check_err $? "segment $seg, out of the domain egress: $got"
+	done
+	# and without the sysctl the trace is there: the above is its removal
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.veth1.ioam6_domain_egress=0
+	capture srh-kept send "$GLO" 1 --craft trace --srh "$sid"
+	got=$(jq -c '.[0] | [.chain, .dst, [.hbh[].kind]]' "$tmp/srh-kept.json")
+	[ "$got" = "[[\"hbh\",\"rh\",\"udp\"],\"$GLO\",[\"padn\",\"trace\"]]" ]
+	check_err $? "segment $sid, no domain egress: $got"
+	ip netns exec "$beta" sysctl -wq net.ipv6.conf.all.seg6_enabled=0
+	ip -n "$beta" -6 route del "$sid/128"
+	ip -n "$alpha" -6 route del 2001:db8:e::/64
+	log_test "domain egress: IOAM removed after an SRv6 segment of the node"
+}
+
 # --- a jumbogram at the domain egress -------------------------------------------------
 # $1 counter of beta's veth1 (/proc/net/dev_snmp6)
 veth1_counter()
@@ -1202,6 +1237,7 @@ test_dex_rate
 test_schema_max
 test_malformed
 test_domain_egress
+test_srh_egress
 test_jumbo_egress
 test_reject
 
