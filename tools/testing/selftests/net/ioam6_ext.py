@@ -254,8 +254,8 @@ def ext_hdr(opts):
     return bytes([0, (len(opts) + 2) // 8 - 1]) + opts
 
 
-def e2e_opt(ns=123, etype=0xb000, data_len=None, opt_len=None):
-    data = bytes(16)
+def e2e_opt(ns=123, etype=0xb000, data_len=None, opt_len=None, data=None):
+    data = bytes(16) if data is None else data
     if data_len is not None:
         data = data[:data_len]
     body = bytes([0, IOAM6_TYPE_E2E]) + struct.pack('!HH', ns, etype) + data
@@ -268,6 +268,9 @@ CRAFT = {
     # well-formed
     'e2e-ok': ('doh', b'\x01\x00' + e2e_opt()),
     'e2e-unknown-ns': ('doh', b'\x01\x00' + e2e_opt(ns=999)),
+    # a sequence number 2^40 ahead, a timestamp of 0
+    'e2e-forged': ('doh', b'\x01\x00' +
+                   e2e_opt(data=struct.pack('!QII', 1 << 40, 0, 0))),
     'ioam-unknown-type': ('doh', b'\x01\x00' + bytes([IPV6_TLV_IOAM_DEST, 6,
                                                        0, 2, 0, 123, 0, 0])),
     # malformed
