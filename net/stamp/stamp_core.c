@@ -314,6 +314,7 @@ struct stamp_rx {
 	__be16			sport;
 	bool			v6;
 	bool			hw_ts;
+	u16			frag_max;	/* largest fragment, 0: whole */
 	u8			ttl;
 	u8			dsfield;
 	u8			reply_dsfield;
@@ -818,6 +819,20 @@ static void stamp_udp_csum(struct sk_buff *skb, const struct stamp_rx *rx,
 	skb->csum_offset = offsetof(struct udphdr, check);
 }
 
+/* Whether the reply, as large as its test packet, leaves in no more packets
+ * than that came in: whole if it fits the path MTU, else in fragments no
+ * smaller than the test packet's largest. A Packet Too Big or Fragmentation
+ * Needed for the source, which anyone can send, lowers the path MTU: the
+ * reflector must not then answer one test packet with many to the source.
+ */
+static bool stamp_fits(const struct sk_buff *skb, const struct dst_entry *dst,
+		       const struct stamp_rx *rx)
+{
+	unsigned int mtu = dst_mtu(dst);
+
+	return skb->len <= mtu || (rx->frag_max && mtu >= rx->frag_max);
+}
+
 static int stamp_xmit6(struct stamp_reflector *r,
 		       const struct stamp_session_cfg *c, struct sk_buff *skb,
 		       const struct stamp_rx *rx)
@@ -904,6 +919,9 @@ static int stamp_xmit6(struct stamp_reflector *r,
 		stamp_dst_set(r, &key, dst);
 	}
 	skb_dst_set(skb, dst);
+	/* a return path goes to the peer the administrator named */
+	if (!srh && !stamp_fits(skb, dst, rx))
+		return -EMSGSIZE;
 	ip6h->hop_limit = ip6_dst_hoplimit(dst);
 	/* Fragmented to the path MTU, as a UDP socket's datagram is
 	 * (IPV6_PMTUDISC_WANT): a test packet that came in fragments
@@ -975,6 +993,8 @@ static int stamp_xmit4(struct stamp_reflector *r, struct sk_buff *skb,
 	iph->saddr = rx->daddr.v4;
 	iph->daddr = rx->saddr.v4;
 	iph->tot_len = htons(skb->len);
+	if (!stamp_fits(skb, dst, rx))
+		return -EMSGSIZE;
 	ip_select_ident(net, skb, NULL);
 	skb->protocol = htons(ETH_P_IP);
 
@@ -994,6 +1014,7 @@ static void stamp_rx_headers(struct sk_buff *skb, struct stamp_rx *rx)
 		rx->ttl = ip6h->hop_limit;
 		rx->dsfield = ipv6_get_dsfield(ip6h);
 		rx->iif = inet6_iif(skb);
+		rx->frag_max = IP6CB(skb)->frag_max_size;
 	} else {
 		const struct iphdr *iph = ip_hdr(skb);
 
@@ -1002,6 +1023,7 @@ static void stamp_rx_headers(struct sk_buff *skb, struct stamp_rx *rx)
 		rx->ttl = iph->ttl;
 		rx->dsfield = ipv4_get_dsfield(iph);
 		rx->iif = inet_iif(skb);
+		rx->frag_max = IPCB(skb)->frag_max_size;
 	}
 	rx->sport = udp_hdr(skb)->source;
 	/* Keep the DSCP the sender used, unless a CoS TLV asks otherwise. */

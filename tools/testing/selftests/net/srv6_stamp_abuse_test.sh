@@ -162,7 +162,7 @@ check_loop()
 # not be dropped as too big.
 test_fragments()
 {
-	local dst out tx x
+	local dst out tx x pad desc
 
 	for dst in "$A4" "$A6"; do
 		RET=0
@@ -175,6 +175,31 @@ test_fragments()
 		check_err $? "tx $tx drop_xmit $x, want 1 0"
 		log_test "a fragmented test packet to $dst is answered in fragments"
 	done
+
+	# A Packet Too Big or Fragmentation Needed for the source (here a
+	# route MTU towards atk, which is what one makes) must not make a
+	# test packet's reply leave in more packets than it came in: one
+	# that came whole (1400 octets), or in fragments of 1500 octets,
+	# gets no reply over 1280 (1000 over IPv4), and drop_xmit counts
+	# it.  The marker after it, small, is answered first.
+	ip -n "$a" -6 route add "$ATK6/128" dev e1 mtu 1280
+	ip -n "$a" route add 10.0.1.9/32 dev e1 mtu 1000
+	for dst in "$A4" "$A6"; do
+		for pad in 1300 2500; do
+			RET=0
+			fresh_reflectors
+			check_err $? "cannot make the reflectors"
+			out=$(sender none "$dst" --seqs 1 --pad "$pad" 2>&1)
+			check_err $? "$(echo "$out" | grep FAIL | head -n 3)"
+			read -r tx x <<< "$(stats "$a" 862 tx drop_xmit)"
+			[ "$tx" -eq 1 ] && [ "$x" -eq 1 ]
+			check_err $? "tx $tx drop_xmit $x, want 1 1"
+			desc="no reply to $dst in smaller packets"
+			log_test "$desc than its test packet (pad $pad)"
+		done
+	done
+	ip -n "$a" -6 route del "$ATK6/128" dev e1
+	ip -n "$a" route del 10.0.1.9/32 dev e1
 }
 
 # A reply whose route delivers it to A itself would carry the sender's

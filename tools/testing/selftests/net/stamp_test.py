@@ -239,8 +239,9 @@ def cmd_none(a):
     pin_cpu()
     s = Session(a.dst, a.port)
     key = bytes.fromhex(a.key) if a.key else None
+    pad = tlv(T_PAD, bytes(a.pad)) if a.pad else b""
     for seq in a.seqs:
-        s.send(sender_packet(seq, a.ssid, key=key)[:a.length])
+        s.send(sender_packet(seq, a.ssid, key=key, tlvs=pad)[:a.length])
     mkey = bytes.fromhex(a.marker_key) if a.marker_key else None
     marker = sender_packet(MARKER_SEQ, a.marker_ssid, key=mkey)
     s.send(marker)
