@@ -176,7 +176,8 @@ static const struct kernel_param_ops stamp_sessions_live_ops = {
 	.get	= stamp_sessions_live_get,
 };
 
-module_param_cb(sessions, &stamp_sessions_live_ops, NULL, 0444);
+/* root's only: a container must not learn what other namespaces hold */
+module_param_cb(sessions, &stamp_sessions_live_ops, NULL, 0400);
 MODULE_PARM_DESC(sessions, "Sessions alive in all network namespaces");
 
 /* The statistics, each counted under one netlink attribute. */
@@ -279,9 +280,11 @@ struct stamp_net {
 	struct list_head	reflectors;
 	unsigned int		n_reflectors;
 	unsigned int		n_sessions;
-	/* Hashed by SSID and peer: many sessions of one SSID do not make
-	 * one long chain.
+	/* Hashed by SSID and peer, with a seed of this namespace's: many
+	 * sessions of one SSID do not make one long chain, and which ones
+	 * share a chain is different in every namespace.
 	 */
+	u32			seed;
 	DECLARE_HASHTABLE(sessions, STAMP_SESSION_HASH_BITS);
 };
 
@@ -449,14 +452,16 @@ static ktime_t stamp_rx_time(struct sk_buff *skb, bool *hw)
 	return ktime_get_real();
 }
 
-static u32 stamp_session_hash(u16 ssid, u8 family,
-			      const union stamp_addr *peer)
+static u32 stamp_session_hash(const struct stamp_net *sn, u16 ssid,
+			      u8 family, const union stamp_addr *peer)
 {
+	u32 initval = sn->seed ^ ssid;
+
 	if (family == AF_INET6)
-		return jhash2(peer->v6.s6_addr32, 4, ssid);
+		return jhash2(peer->v6.s6_addr32, 4, initval);
 	if (family == AF_INET)
-		return jhash_1word((__force u32)peer->v4, ssid);
-	return jhash_1word(0, ssid);
+		return jhash_1word((__force u32)peer->v4, initval);
+	return jhash_1word(0, initval);
 }
 
 /* The session of @ssid for this Session-Sender, else the one for any. */
@@ -468,7 +473,7 @@ static struct stamp_session *stamp_session_lookup(struct stamp_net *sn,
 	struct stamp_session *s;
 
 	hash_for_each_possible_rcu(sn->sessions, s, node,
-				   stamp_session_hash(ssid, family,
+				   stamp_session_hash(sn, ssid, family,
 						      &rx->saddr)) {
 		if (s->ssid != ssid || s->family != family)
 			continue;
@@ -477,7 +482,7 @@ static struct stamp_session *stamp_session_lookup(struct stamp_net *sn,
 			return s;
 	}
 	hash_for_each_possible_rcu(sn->sessions, s, node,
-				   stamp_session_hash(ssid, 0, NULL))
+				   stamp_session_hash(sn, ssid, 0, NULL))
 		if (s->ssid == ssid && !s->family)
 			return s;
 	return NULL;
@@ -1695,7 +1700,7 @@ static struct stamp_session *stamp_session_find(struct stamp_net *sn, u16 ssid,
 	struct stamp_session *s;
 
 	hash_for_each_possible(sn->sessions, s, node,
-			       stamp_session_hash(ssid, family, peer))
+			       stamp_session_hash(sn, ssid, family, peer))
 		if (s->ssid == ssid &&
 		    stamp_addr_equal(s->family, &s->peer, family, peer))
 			return s;
@@ -1772,7 +1777,7 @@ int stamp_nl_session_add_doit(struct sk_buff *skb, struct genl_info *info)
 	s->peer = peer;
 	RCU_INIT_POINTER(s->cfg, c);
 	hash_add_rcu(sn->sessions, &s->node,
-		     stamp_session_hash(s->ssid, s->family, &s->peer));
+		     stamp_session_hash(sn, s->ssid, s->family, &s->peer));
 	WRITE_ONCE(sn->n_sessions, sn->n_sessions + 1);
 	mutex_unlock(&sn->lock);
 	return 0;
@@ -1901,6 +1906,7 @@ static int __net_init stamp_net_init(struct net *net)
 
 	mutex_init(&sn->lock);
 	INIT_LIST_HEAD(&sn->reflectors);
+	sn->seed = get_random_u32();
 	hash_init(sn->sessions);
 	return 0;
 }

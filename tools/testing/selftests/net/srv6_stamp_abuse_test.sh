@@ -525,6 +525,11 @@ test_netns_leak()
 	base=$(live)
 	[ "$base" -ge 0 ]
 	check_err $? "no $PARAMS/sessions"
+	# the count of all namespaces is root's only: an account of the
+	# host (a container's root is one) cannot read it
+	setpriv --reuid 65534 --regid 65534 --clear-groups \
+		cat "$PARAMS/sessions" > /dev/null 2>&1
+	check_fail $? "an unprivileged account can read $PARAMS/sessions"
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 	ip -n "$ns" addr add fc00:c::1/128 dev lo
@@ -542,7 +547,7 @@ test_netns_leak()
 	log_test "a deleted namespace frees its sessions (keys, return paths)"
 }
 
-srv6_require ip jq python3 unshare
+srv6_require ip jq python3 unshare setpriv
 
 tmp=$(mktemp -d)
 setup
