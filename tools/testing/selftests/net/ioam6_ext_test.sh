@@ -651,6 +651,19 @@ e2e_flows()
 	ip -n "$gamma" -j ioam e2e show | jq length
 }
 
+# alpha_counted SECONDS: alpha sends E2E options to gamma, one a second,
+# until gamma counts its flow (0) or SECONDS have gone by (1)
+alpha_counted()
+{
+	local deadline=$((SECONDS + $1))
+
+	until helper "$alpha" send "$G" 1 --craft e2e-ok
+	      [ "$(e2e "$A" | jq '.rx // 0')" != 0 ]; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 1
+	done
+}
+
 test_e2e_spoofed()
 {
 	local deadline n u0
@@ -674,13 +687,7 @@ test_e2e_spoofed()
 	check_err $? "spoofed sources made $n flows, 1 to 4096 expected"
 	# a full table makes room from the idle flows within a second or
 	# so, not after the flow timeout (3600 s): alpha's flow gets in
-	deadline=$((SECONDS + 60))
-	while helper "$alpha" send "$G" 1 --craft e2e-ok
-	      n=$(e2e "$A" | jq '.rx // 0'); [ "$n" = 0 ] &&
-	      [ $SECONDS -lt $deadline ]; do
-		sleep 1
-	done
-	[ "$n" -gt 0 ]
+	alpha_counted 60
 	check_err $? "alpha's flow not counted beside $(e2e_flows) spoofed flows"
 
 	# with a short timeout the spoofed flows age out; then, with the
@@ -694,13 +701,7 @@ test_e2e_spoofed()
 	[ "$n" = 0 ]
 	check_err $? "$n spoofed flows left"
 	ip netns exec "$gamma" sysctl -wq net.ipv6.ioam6_e2e_flow_timeout=300
-	deadline=$((SECONDS + 30))
-	while helper "$alpha" send "$G" 1 --craft e2e-ok
-	      n=$(e2e "$A" | jq '.rx // 0'); [ "$n" = 0 ] &&
-	      [ $SECONDS -lt $deadline ]; do
-		sleep 1
-	done
-	[ "$n" -gt 0 ]
+	alpha_counted 30
 	check_err $? "alpha's flow not counted, $(e2e_flows) flows"
 	ip -n "$gamma" ioam e2e reset
 	log_test "E2E flows of 4200 spoofed sources age out, a real flow is counted"
