@@ -680,11 +680,13 @@ test_e2e_spoofed()
 	slowwait 120 until_counter_is ">= $((u0 + 4200))" udp_in "$gamma" \
 		> /dev/null
 	check_err $? "gamma took in $(($(udp_in "$gamma") - u0)) of 4200 spoofed datagrams"
-	# the table holds at most 4096 (fewer if a sweep of the full table
-	# came while they were sent: it takes the flows idle for a second)
+	# the table holds at most 4096 (how many fewer depends on how long
+	# the datagrams took: once the table is full, a sweep within a
+	# second takes the flows idle for a second, all of them on a slow
+	# guest)
 	n=$(e2e_flows)
-	[ "$n" -gt 0 ] && [ "$n" -le 4096 ]
-	check_err $? "spoofed sources made $n flows, 1 to 4096 expected"
+	[ "$n" -le 4096 ]
+	check_err $? "spoofed sources made $n flows, at most 4096 expected"
 	# a full table makes room from the idle flows within a second or
 	# so, not after the flow timeout (3600 s): alpha's flow gets in
 	alpha_counted 60
