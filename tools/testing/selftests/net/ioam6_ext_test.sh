@@ -59,17 +59,22 @@ start_servers()
 }
 
 # helper NS ARGS...: ioam6_ext.py ARGS in NS, as if run there (its output,
-# its exit status; at most 300 s), by NS's server
+# its exit status; at most 300 s), by NS's server.  Both FIFOs are opened
+# read-write, which does not block, so that a server gone for good fails
+# the call after 330 s instead of hanging the test.
 helper()
 {
-	local ns=$1 id line rc
+	local ns=$1 id line rc= fd
 
 	shift
 	id=$tmp/call.$BASHPID.$((++calls))
 	mkfifo "$id"
+	exec {fd}<> "$id"
 	printf -v line '%s\x1f' "$id" "$id.out" "$@"
-	printf '%s\n' "$line" > "$tmp/serve.$ns/req"
-	read -r rc < "$id"
+	printf '%s\n' "$line" 1<> "$tmp/serve.$ns/req"
+	read -t 330 -r -u "$fd" rc ||
+		echo "helper: no answer from the server in $ns to: $*" >&2
+	exec {fd}<&-
 	[ -s "$id.out" ] && cat "$id.out"
 	rm -f "$id" "$id.out"
 	return "${rc:-1}"
