@@ -1284,11 +1284,19 @@ static void stamp_reflector_release(struct stamp_reflector *r)
 	kfree(r);
 }
 
-static void stamp_reflector_free(struct stamp_reflector *r)
+/* Stop @r's socket from handing packets to @r.  encap_rcv may still run
+ * on another CPU with @r in hand until a grace period has passed: then
+ * stamp_reflector_destroy() may free it.
+ */
+static void stamp_reflector_unhook(struct stamp_reflector *r)
 {
-	udp_tunnel_sock_release(r->sock);
-	/* encap_rcv may still run on another CPU with @r in hand. */
-	synchronize_net();
+	rcu_assign_sk_user_data(r->sock->sk, NULL);
+}
+
+static void stamp_reflector_destroy(struct stamp_reflector *r)
+{
+	kernel_sock_shutdown(r->sock, SHUT_RDWR);
+	sock_release(r->sock);
 	free_percpu(r->stats);
 	stamp_reflector_release(r);
 }
@@ -1464,7 +1472,9 @@ int stamp_nl_reflector_del_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "no such reflector");
 		return -ENOENT;
 	}
-	stamp_reflector_free(r);
+	stamp_reflector_unhook(r);
+	synchronize_net();
+	stamp_reflector_destroy(r);
 	return 0;
 }
 
@@ -1911,36 +1921,53 @@ static int __net_init stamp_net_init(struct net *net)
 	return 0;
 }
 
-static void __net_exit stamp_net_exit(struct net *net)
+/* A dying namespace's reflectors all wait for one grace period: a
+ * namespace with the most reflectors allowed, or a batch of many, costs
+ * cleanup_net() one synchronize_net(), not one per reflector.
+ */
+static void __net_exit stamp_net_exit_batch(struct list_head *net_list)
 {
-	struct stamp_net *sn = stamp_pernet(net);
 	struct stamp_reflector *r, *rtmp;
 	struct stamp_session *s;
 	struct hlist_node *stmp;
+	LIST_HEAD(dead);
+	struct net *net;
 	int bkt;
 
-	mutex_lock(&sn->lock);
-	list_for_each_entry_safe(r, rtmp, &sn->reflectors, list) {
-		list_del(&r->list);
-		stamp_reflector_free(r);
+	list_for_each_entry(net, net_list, exit_list) {
+		struct stamp_net *sn = stamp_pernet(net);
+
+		mutex_lock(&sn->lock);
+		list_for_each_entry(r, &sn->reflectors, list)
+			stamp_reflector_unhook(r);
+		list_splice_init(&sn->reflectors, &dead);
+		sn->n_reflectors = 0;
+		mutex_unlock(&sn->lock);
 	}
-	/* Sessions are read only by the reflectors' receive path, and
-	 * stamp_reflector_free() waited for it: nobody reads them now.
+	/* Sessions are read only by the reflectors' receive path: after this
+	 * grace period nobody reads them or the reflectors.
 	 */
-	hash_for_each_safe(sn->sessions, bkt, stmp, s, node) {
-		hash_del(&s->node);
-		stamp_session_free(s);
+	synchronize_net();
+	list_for_each_entry_safe(r, rtmp, &dead, list)
+		stamp_reflector_destroy(r);
+	list_for_each_entry(net, net_list, exit_list) {
+		struct stamp_net *sn = stamp_pernet(net);
+
+		mutex_lock(&sn->lock);
+		hash_for_each_safe(sn->sessions, bkt, stmp, s, node) {
+			hash_del(&s->node);
+			stamp_session_free(s);
+		}
+		sn->n_sessions = 0;
+		mutex_unlock(&sn->lock);
 	}
-	sn->n_sessions = 0;
-	sn->n_reflectors = 0;
-	mutex_unlock(&sn->lock);
 }
 
 static struct pernet_operations stamp_net_ops = {
-	.init	= stamp_net_init,
-	.exit	= stamp_net_exit,
-	.id	= &stamp_net_id,
-	.size	= sizeof(struct stamp_net),
+	.init		= stamp_net_init,
+	.exit_batch	= stamp_net_exit_batch,
+	.id		= &stamp_net_id,
+	.size		= sizeof(struct stamp_net),
 };
 
 static int __init stamp_init(void)

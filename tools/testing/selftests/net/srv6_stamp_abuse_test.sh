@@ -547,6 +547,66 @@ test_netns_leak()
 	log_test "a deleted namespace frees its sessions (keys, return paths)"
 }
 
+# kworker_waits: the voluntary context switches of all kernel workers.
+# cleanup_net() runs in one, and sleeps once in each grace period it waits
+# for.
+kworker_waits()
+{
+	awk '$1 == "Name:" { k = $2 ~ /^kworker/ }
+	     k && $1 == "voluntary_ctxt_switches:" { n += $2 }
+	     END { print n + 0 }' /proc/[0-9]*/status 2>/dev/null
+}
+
+# ns_exit_waits N: how often the kernel workers slept while a user
+# namespace's network namespace with N reflectors and one session was
+# freed.  The namespace's last process waits on a FIFO until it is told to
+# exit; its session's count says when the namespace is gone.
+ns_exit_waits()
+{
+	local n=$1 base w0 pid
+
+	base=$(live)
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
+		printf "stamp reflector add port %d\n", 10000 + i
+		print "stamp session add ssid 1" }' > "$tmp/exit.batch"
+	rm -f "$tmp/exit.fifo"
+	mkfifo "$tmp/exit.fifo"
+	unshare -Urn sh -c "ip -batch $tmp/exit.batch && read x < $tmp/exit.fifo" &
+	pid=$!
+	slowwait 60 sh -c "[ \$(cat $PARAMS/sessions) -eq $((base + 1)) ]" ||
+		return 1
+	w0=$(kworker_waits)
+	echo > "$tmp/exit.fifo"
+	wait "$pid" || return 1
+	wait_live "$base" || return 1
+	echo $(($(kworker_waits) - w0))
+}
+
+# A namespace's reflectors are freed after one grace period, not one or
+# two each: cleanup_net() runs for every namespace on the host, one at a
+# time, and must not wait reflectors_max grace periods for each namespace
+# that a user namespace makes and drops.
+test_exit_grace()
+{
+	local n none full
+
+	RET=0
+	n=$(cat "$PARAMS/reflectors_max")
+	if [ "$n" -lt 16 ]; then
+		log_test_skip "namespace exit" "reflectors_max is $n, below 16"
+		return
+	fi
+	none=$(ns_exit_waits 0)
+	check_err $? "a namespace without reflectors was not freed"
+	full=$(ns_exit_waits "$n")
+	check_err $? "a namespace with $n reflectors was not freed"
+	if [ "$RET" -eq 0 ]; then
+		[ $((full - none)) -lt $((n / 2)) ]
+		check_err $? "$n reflectors cost $((full - none)) more waits (none: $none)"
+	fi
+	log_test "a namespace with $n reflectors is freed after one grace period"
+}
+
 srv6_require ip jq python3 unshare setpriv
 
 tmp=$(mktemp -d)
@@ -560,7 +620,7 @@ ip -n "$b" stamp reflector add
 # STAMP_ABUSE_TESTS: the tests to run, all by default
 for t in ${STAMP_ABUSE_TESTS:-honest_sender loops modes pingpong_ports \
 	sport_min tlvs amplification fragments local_route xfrm limits \
-	netns_leak honest_sender}; do
+	netns_leak exit_grace honest_sender}; do
 	"test_$t"
 done
 
