@@ -189,22 +189,41 @@ part() {
 	fi
 }
 
-# upstream_file PATH: the file PATH of the 6.12 base (Debian's
-# linux-source-6.12 of versions.env), extracted once into
-# $KSRC/.git/srv6-oam-upstream.
-upstream_file() {
-	local dir=$KSRC/.git/srv6-oam-upstream tarball top
-	if [ ! -e "$dir/$1" ]; then
-		tarball=$(sed -n 's/^KERNEL_TARBALL=//p' "$CACHE_DIR/versions.env")
-		[ -s "$tarball" ] || die "no 6.12 tarball for $1: run 'make fetch' first"
-		# linux-source-6.12-VERSION.tar.xz holds linux-source-6.12/
-		top=$(basename "$tarball")
-		top=${top%-"$(sed -n 's/^KERNEL_DEB_VERSION=//p' "$CACHE_DIR/versions.env")".tar.xz}
-		mkdir -p "$dir"
-		tar -xJf "$tarball" -C "$dir" --strip-components=1 "$top/$1" ||
-			die "$1 is not in $tarball"
+# upstream_fetch: the files that the overlay's patches take from the 6.12
+# base (Debian's linux-source-6.12 of versions.env; their upstream-files),
+# into $KSRC/.git/srv6-oam-upstream, all at once: from the tree that
+# 6.12's make tree keeps in the cache if it is there, else in one pass over
+# the tarball (each pass unpacks all of it: a minute of CPU time).
+upstream_fetch() {
+	local dir=$KSRC/.git/srv6-oam-upstream tarball ver top cache f
+	local files=()
+
+	for f in $(cat /dev/null "$OVERLAY"/[0-9]*/upstream-files | sed -e 's/#.*//'); do
+		[ -e "$dir/$f" ] || files+=("$f")
+	done
+	[ "${#files[@]}" -gt 0 ] || return 0
+	tarball=$(sed -n 's/^KERNEL_TARBALL=//p' "$CACHE_DIR/versions.env")
+	ver=$(sed -n 's/^KERNEL_DEB_VERSION=//p' "$CACHE_DIR/versions.env")
+	cache=$(dirname "$tarball")/tree-$(echo "6.12-$ver" | tr '~:' '__').git
+	mkdir -p "$dir"
+	if git -C "$cache" rev-parse -q --verify refs/heads/base > /dev/null 2>&1; then
+		git -C "$cache" archive base -- "${files[@]}" | tar -x -C "$dir" ||
+			die "${files[*]}: not all in $cache"
+		return
 	fi
-	echo "$dir/$1"
+	[ -s "$tarball" ] || die "no 6.12 tarball for ${files[*]}: run 'make fetch' first"
+	# linux-source-6.12-VERSION.tar.xz holds linux-source-6.12/
+	top=$(basename "$tarball")
+	top=${top%-"$ver".tar.xz}
+	tar -xJf "$tarball" -C "$dir" --strip-components=1 "${files[@]/#/$top/}" ||
+		die "${files[*]}: not all in $tarball"
+}
+
+# upstream_file PATH: the file PATH of the 6.12 base (upstream_fetch).
+upstream_file() {
+	[ -e "$KSRC/.git/srv6-oam-upstream/$1" ] ||
+		die "$1 is not in the overlay's upstream-files"
+	echo "$KSRC/.git/srv6-oam-upstream/$1"
 }
 
 # source_of PATH: the content of new file PATH on this base.
@@ -241,6 +260,7 @@ assemble() {
 	local parent tree n=0 name sdir odir msg diff files f ctx
 	base_tree
 	check_ownership
+	upstream_fetch
 	export GIT_INDEX_FILE=$KSRC/.git/srv6-oam-index
 	rm -f "$GIT_INDEX_FILE"
 	parent=$(g rev-parse base)
