@@ -175,8 +175,11 @@ mac=$(ip -n "$r" -j link show veths | jq -r '.[0].address')
 e0=$(sid_stat errors); b0=$(icmp_echos "$nb")
 ip netns exec "$src" python3 - "$mac" "$SID" <<-'EOF'
 	import sys
-	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, IP, ICMP
-	from scapy.all import sendp, conf
+	from scapy.config import conf
+	from scapy.layers.inet import ICMP, IP
+	from scapy.layers.inet6 import IPv6, IPv6ExtHdrSegmentRouting
+	from scapy.layers.l2 import Ether
+	from scapy.sendrecv import sendp
 	conf.verb = 0
 	mac, sid = sys.argv[1], sys.argv[2]
 	outer = (Ether(dst=mac) / IPv6(src="fc00:1::1", dst=sid) /

@@ -525,9 +525,13 @@ test_malformed()
 	e4=$(sid_errors fc00:e::d4); e6=$(sid_errors fc00:e::d6)
 	ip netns exec "$src" python3 - "$mac" <<-'EOF'
 		import sys
-		from scapy.all import (Ether, IPv6, IPv6ExtHdrSegmentRouting,
-		               IP, ICMP, ICMPv6EchoRequest, Raw, sendp,
-		               conf)
+		from scapy.config import conf
+		from scapy.layers.inet import ICMP, IP
+		from scapy.layers.inet6 import (ICMPv6EchoRequest, IPv6,
+		                                IPv6ExtHdrSegmentRouting)
+		from scapy.layers.l2 import Ether
+		from scapy.packet import Raw
+		from scapy.sendrecv import sendp
 		conf.verb = 0
 		mac = sys.argv[1]
 

@@ -92,8 +92,11 @@ ping_flow()
 # It reads "MAC KIND" lines and answers "sent" once the packet is out.
 read -r -d '' CRAFTED_PY <<-'EOF' || true
 	import sys
-	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
-	from scapy.all import sendp, conf
+	from scapy.config import conf
+	from scapy.layers.inet6 import IPv6, IPv6ExtHdrSegmentRouting
+	from scapy.layers.l2 import Ether
+	from scapy.packet import Raw
+	from scapy.sendrecv import sendp
 	conf.verb = 0
 	# Segment List order: the last segment first
 	a = ["fc00:4::d6", "fc00:4::e", "fc00:3::e"]

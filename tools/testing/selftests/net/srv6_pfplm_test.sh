@@ -472,7 +472,7 @@ scapy_query()
 		.lost > 0)] | last' "$TMP/results.$method")
 	n "$r1" python3 - "$rec" "$SRC" "$LISTEN" "$PERIOD" <<-'EOF'
 	import json, socket, struct, sys
-	from scapy.all import UDP
+	from scapy.layers.inet import UDP
 	from scapy.contrib import stamp as sst
 	rec = json.loads(sys.argv[1])
 	src, dst, period = sys.argv[2], sys.argv[3], int(sys.argv[4])

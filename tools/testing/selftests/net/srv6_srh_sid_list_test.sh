@@ -299,8 +299,11 @@ send_xlate()
 {
 	ip netns exec "$hs" python3 - "$@" <<-'EOF'
 	import sys
-	from scapy.all import Ether, IPv6, IPv6ExtHdrSegmentRouting, Raw
-	from scapy.all import sendp, conf
+	from scapy.config import conf
+	from scapy.layers.inet6 import IPv6, IPv6ExtHdrSegmentRouting
+	from scapy.layers.l2 import Ether
+	from scapy.packet import Raw
+	from scapy.sendrecv import sendp
 	conf.verb = 0
 	mac, kinds = sys.argv[1], sys.argv[2:]
 	# Segment List order: the last segment first
