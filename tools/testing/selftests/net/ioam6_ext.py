@@ -10,13 +10,12 @@
 import argparse
 import json
 import os
-import signal
 import socket
 import struct
 import sys
-import threading
 import time
-import traceback
+
+import srv6_pyserve
 
 ETH_P_ALL = 0x0003
 ETH_P_IPV6 = 0x86DD
@@ -454,55 +453,6 @@ def cmd_oracle(a):
     return 0
 
 
-def serve_one(rc_fifo, out, args):
-    """Run one request in a child of the server, with its standard output
-    in the file @out and at most 300 s, as `timeout 300 python3
-    ioam6_ext.py ARGS > OUT` would; then write its exit status to the FIFO
-    @rc_fifo, which the requester reads."""
-    pid = os.fork()
-    if pid == 0:
-        rc = 1
-        try:
-            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(fd, 1)
-            os.close(fd)
-            signal.alarm(300)
-            sys.argv = [sys.argv[0]] + args
-            rc = main()
-        except SystemExit as e:
-            rc = e.code if isinstance(e.code, int) else int(e.code is not None)
-        except BaseException:
-            traceback.print_exc()
-        sys.stdout.flush()
-        os._exit(rc or 0)
-    _, status = os.waitpid(pid, 0)
-    rc = os.waitstatus_to_exitcode(status)
-    with open(rc_fifo, 'w') as f:
-        f.write('%d\n' % (rc if rc >= 0 else 128 - rc))
-
-
-def cmd_serve(a):
-    """The other commands, without a Python start-up each (seconds in a
-    TCG guest): a request is a line on the FIFO DIR/req, fields separated
-    by 0x1f: the requester's FIFO for the exit status, the file for the
-    standard output, then the command's arguments.  Each request runs in a
-    child of its own, so requests may overlap."""
-    req = os.path.join(a.dir, 'req')
-    os.mkfifo(req + '.new')
-    os.rename(req + '.new', req)
-    # read and write: no end of file when a requester closes it
-    with os.fdopen(os.open(req, os.O_RDWR), 'r') as f:
-        for line in f:
-            fields = line.rstrip('\n').split('\x1f')
-            if fields and fields[-1] == '':
-                fields.pop()
-            if len(fields) < 3:
-                continue
-            threading.Thread(target=serve_one, daemon=True,
-                             args=(fields[0], fields[1], fields[2:])).start()
-    return 0
-
-
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -558,7 +508,8 @@ def main():
     a = ap.parse_args()
     return {'capture': cmd_capture, 'hold': cmd_hold, 'send': cmd_send,
             'recv': cmd_recv, 'oracle': cmd_oracle, 'spoof': cmd_spoof,
-            'jumbo': cmd_jumbo, 'serve': cmd_serve}[a.cmd](a)
+            'jumbo': cmd_jumbo,
+            'serve': lambda a: srv6_pyserve.serve(a.dir, main)}[a.cmd](a)
 
 
 if __name__ == '__main__':

@@ -31,7 +31,8 @@ readonly TRACE2_TYPE=0xc00000	# bits 0, 1 (interface ids)
 
 cleanup()
 {
-	[ -n "$bg$mon$servers" ] && kill $bg $mon $servers 2>/dev/null
+	[ -n "$bg$mon" ] && kill $bg $mon 2>/dev/null
+	pyserve_stop
 	cleanup_all_ns
 	rm -rf "$tmp"
 }
@@ -40,44 +41,25 @@ trap cleanup EXIT
 
 # One ioam6_ext.py per namespace serves every helper call there (a Python
 # start-up is seconds in a TCG guest, and the test makes some eighty calls):
-# started once, in the namespace, it takes requests on the FIFO
-# $tmp/serve.NS/req (ioam6_ext.py serve)
+# srv6_oam_lib.sh's pyserve_start and pyserve_call.
 start_servers()
 {
 	local ns
 
 	for ns in "$alpha" "$beta" "$gamma"; do
-		mkdir "$tmp/serve.$ns"
-		ip netns exec "$ns" python3 ./ioam6_ext.py serve \
-			"$tmp/serve.$ns" &
-		servers="$servers $!"
-	done
-	for ns in "$alpha" "$beta" "$gamma"; do
-		slowwait 60 test -p "$tmp/serve.$ns/req" ||
-			{ echo "FAIL: no ioam6_ext.py server in $ns"; exit "$ksft_fail"; }
+		pyserve_start "$ns" "$tmp/serve.$ns" ./ioam6_ext.py ||
+			exit "$ksft_fail"
 	done
 }
 
 # helper NS ARGS...: ioam6_ext.py ARGS in NS, as if run there (its output,
-# its exit status; at most 300 s), by NS's server.  Both FIFOs are opened
-# read-write, which does not block, so that a server gone for good fails
-# the call after 330 s instead of hanging the test.
+# its exit status; at most 300 s), by NS's server
 helper()
 {
-	local ns=$1 id line rc= fd
+	local ns=$1
 
 	shift
-	id=$tmp/call.$BASHPID.$((++calls))
-	mkfifo "$id"
-	exec {fd}<> "$id"
-	printf -v line '%s\x1f' "$id" "$id.out" "$@"
-	printf '%s\n' "$line" 1<> "$tmp/serve.$ns/req"
-	read -t 330 -r -u "$fd" rc ||
-		echo "helper: no answer from the server in $ns to: $*" >&2
-	exec {fd}<&-
-	[ -s "$id.out" ] && cat "$id.out"
-	rm -f "$id" "$id.out"
-	return "${rc:-1}"
+	pyserve_call "$tmp/serve.$ns" 300 "$@"
 }
 
 # capture on gamma's veth0 into $tmp/$1.json while "$2..." runs on alpha
@@ -1289,8 +1271,6 @@ fi
 tmp=$(mktemp -d)
 bg=
 mon=
-servers=
-calls=0
 setup
 start_servers
 set +e

@@ -182,6 +182,53 @@ capture_stop()
 	SRV6_CAPTURES=()
 }
 
+# pyserve_start NS DIR HELPER: start, in NS, the server of the Python
+# helper HELPER (srv6_pyserve.py), which takes requests in the directory
+# DIR (made here), and wait until it does.  pyserve_stop ends all servers.
+SRV6_PYSERVERS=()
+SRV6_PYCALLS=0
+pyserve_start()
+{
+	mkdir -p "$2" || return
+	ip netns exec "$1" python3 "$3" serve "$2" &
+	SRV6_PYSERVERS+=($!)
+	slowwait 60 test -p "$2/req" && return 0
+	echo "no $3 server in $1" >&2
+	return 1
+}
+
+# pyserve_call DIR BOUND ARGS...: the helper's command ARGS, run by the
+# server of DIR as `timeout BOUND python3 HELPER ARGS` would run in its
+# namespace: its output, its error output and its exit status.  Both FIFOs
+# are opened read and write, which does not block, so that a server gone
+# for good fails the call 30 s after BOUND instead of hanging the test.
+pyserve_call()
+{
+	local dir=$1 bound=$2 id line rc= fd
+	shift 2
+
+	id=$dir/call.$BASHPID.$((++SRV6_PYCALLS))
+	mkfifo "$id" || return
+	exec {fd}<> "$id"
+	printf -v line '%s\x1f' "$id" "$id.out" "$id.err" "$bound" "$@"
+	printf '%s\n' "$line" 1<> "$dir/req"
+	read -t $((bound + 30)) -r -u "$fd" rc ||
+		echo "pyserve: no answer from $dir to: $*" >&2
+	exec {fd}<&-
+	[ -s "$id.out" ] && cat "$id.out"
+	[ -s "$id.err" ] && cat "$id.err" >&2
+	rm -f "$id" "$id.out" "$id.err"
+	return "${rc:-1}"
+}
+
+pyserve_stop()
+{
+	[ ${#SRV6_PYSERVERS[@]} -gt 0 ] || return 0
+	kill "${SRV6_PYSERVERS[@]}" 2>/dev/null
+	wait "${SRV6_PYSERVERS[@]}" 2>/dev/null
+	SRV6_PYSERVERS=()
+}
+
 # srv6_splats: how many lines of the kernel log report a bug
 srv6_splats()
 {

@@ -31,6 +31,7 @@ readonly PARAMS=/sys/module/stamp/parameters
 
 cleanup()
 {
+	pyserve_stop
 	cleanup_all_ns
 	rm -rf "$tmp"
 }
@@ -65,12 +66,14 @@ stat_wait()
 	slowwait 60 until_counter_is ">= $4" stat "$1" "$2" "$3" > /dev/null
 }
 
-# The sender ends by itself; its bound only turns a hang into a failure,
-# far above what the slowest guest needs (srv6_oam_lib.sh's
-# SRV6_HANG_TIMEOUT: a debug kernel on a loaded host can take minutes).
+# stamp_test.py ARGS in atk, by its server there (pyserve_start, in
+# srv6_oam_lib.sh: no Python start-up per call).  The sender ends by
+# itself; its bound only turns a hang into a failure, far above what the
+# slowest guest needs (srv6_oam_lib.sh's SRV6_HANG_TIMEOUT: a debug kernel
+# on a loaded host can take minutes).
 sender()
 {
-	ip netns exec "$atk" timeout 900 python3 ./stamp_test.py "$@"
+	pyserve_call "$tmp/serve" "$SRV6_HANG_TIMEOUT" "$@"
 }
 
 # spoof DST PORT SRC SPORT [--reply]: one crafted frame from atk to A
@@ -611,6 +614,7 @@ srv6_require ip jq python3 unshare setpriv
 
 tmp=$(mktemp -d)
 setup
+pyserve_start "$atk" "$tmp/serve" ./stamp_test.py || exit "$ksft_fail"
 if ! ip -n "$a" stamp reflector add; then
 	echo "SKIP: kernel or ip without STAMP (CONFIG_NET_STAMP)"
 	exit "$ksft_skip"

@@ -36,18 +36,21 @@ readonly KEY=00112233445566778899aabbccddeeff
 cleanup()
 {
 	capture_stop
+	pyserve_stop
 	cleanup_all_ns
 	rm -rf "$tmp"
 }
 
 trap cleanup EXIT
 
-# The sender ends by itself; its bound only turns a hang into a failure,
-# far above what the slowest guest needs (srv6_oam_lib.sh's
-# SRV6_HANG_TIMEOUT: a debug kernel on a loaded host can take minutes).
+# stamp_test.py ARGS in snd, by its server there (pyserve_start, in
+# srv6_oam_lib.sh: no Python start-up per call).  The sender ends by
+# itself; its bound only turns a hang into a failure, far above what the
+# slowest guest needs (srv6_oam_lib.sh's SRV6_HANG_TIMEOUT: a debug kernel
+# on a loaded host can take minutes).
 sender()
 {
-	ip netns exec "$snd" timeout 900 python3 ./stamp_test.py "$@"
+	pyserve_call "$tmp/serve" "$SRV6_HANG_TIMEOUT" "$@"
 }
 
 # stat OBJECT(reflector|session) FIELD: a counter of the first object
@@ -379,6 +382,7 @@ srv6_require_py scapy.contrib.stamp
 tmp=$(mktemp -d)
 KSRC=${KSRC:-$(cd "$(dirname "$0")/../../../.." && pwd)}
 setup
+pyserve_start "$snd" "$tmp/serve" ./stamp_test.py || exit "$ksft_fail"
 if ! ip -n "$refl" stamp reflector add 2>/dev/null; then
 	echo "SKIP: kernel or ip without STAMP (CONFIG_NET_STAMP)"
 	exit "$ksft_skip"

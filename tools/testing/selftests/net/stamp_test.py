@@ -558,4 +558,9 @@ def main():
 
 
 if __name__ == "__main__":
+    # "serve DIR": the commands above, each in a child of this process
+    # (srv6_pyserve.py), without a Python start-up each
+    if sys.argv[1:2] == ["serve"] and len(sys.argv) == 3:
+        import srv6_pyserve
+        sys.exit(srv6_pyserve.serve(sys.argv[2], main))
     main()
