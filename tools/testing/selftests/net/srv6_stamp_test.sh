@@ -53,18 +53,25 @@ sender()
 	pyserve_call "$tmp/serve" "$SRV6_HANG_TIMEOUT" "$@"
 }
 
-# stat OBJECT(reflector|session) FIELD: a counter of the first object
+# stat OBJECT(reflector|session) FIELD [SSID]: a counter of the first
+# object, or of the session SSID.  Sessions are dumped in the order of
+# their hash, whose seed is the namespace's: with several sessions, which
+# comes first differs from run to run.
 stat()
 {
-	ip -n "$refl" -s -j stamp "$1" show | jq ".[0].stats.$2 // -1"
+	local sel=true
+
+	[ -n "${3:-}" ] && sel=".ssid == $3"
+	ip -n "$refl" -s -j stamp "$1" show |
+		jq "[.[] | select($sel)][0].stats.$2 // -1"
 }
 
-# stat_wait KIND COUNTER N: wait until COUNTER has reached N, as the packets
-# a check counts may still be on their way when the sender stops waiting
-# for a reply; the check that follows reads the counter
+# stat_wait KIND COUNTER N [SSID]: wait until COUNTER has reached N, as the
+# packets a check counts may still be on their way when the sender stops
+# waiting for a reply; the check that follows reads the counter
 stat_wait()
 {
-	slowwait 60 until_counter_is ">= $3" stat "$1" "$2" > /dev/null
+	slowwait 60 until_counter_is ">= $3" stat "$1" "$2" ${4:+"$4"} > /dev/null
 }
 
 setup()
@@ -417,11 +424,12 @@ RET=0
 out=$(ip -n "$refl" stamp session show)
 echo "$out" | grep -q "ssid 7 peer $SND6 return-segs $SID3"
 check_err $? "show: $out"
-out=$(ip -n "$refl" -j stamp session show | jq -r '.[0].return_segs[0]')
+out=$(ip -n "$refl" -j stamp session show |
+	jq -r '.[] | select(.ssid == 7) | .return_segs[0]')
 [ "$out" = "$SID3" ]
 check_err $? "json: $out"
-[ "$(stat session rx)" -eq 3 ] && [ "$(stat session tx)" -eq 3 ]
-check_err $? "session counters rx $(stat session rx) tx $(stat session tx)"
+[ "$(stat session rx 7)" -eq 3 ] && [ "$(stat session tx 7)" -eq 3 ]
+check_err $? "session counters rx $(stat session rx 7) tx $(stat session tx 7)"
 log_test "session and its counters are dumped back (text and JSON)"
 # a last SID equal to the sender is not repeated in the SRH
 ip -n "$refl" stamp session del ssid 7 peer "$SND6"
@@ -469,13 +477,13 @@ check_sender "authenticated: right key, HMAC of the reply checked" \
 check_sender "authenticated: HMAC TLV checked, I flag on a bad one" \
 	auth-tlv "$REFL6" --port 863 --ssid 11 --key "$KEY"
 RET=0
-d0=$(stat session drop_auth); m0=$(stat reflector drop_malformed)
+d0=$(stat session drop_auth 11); m0=$(stat reflector drop_malformed)
 sender none "$REFL6" --port 863 --ssid 11 --key "${KEY/00/ff}" \
 	--marker-ssid 11 --marker-key "$KEY" >/dev/null
 check_err $? "a wrong key got a reply"
-stat_wait session drop_auth $((d0 + 3))
-[ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
-check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
+stat_wait session drop_auth $((d0 + 3)) 11
+[ "$(stat session drop_auth 11)" -eq $((d0 + 3)) ]
+check_err $? "drop_auth $(stat session drop_auth 11), want $((d0 + 3))"
 sender none "$REFL6" --port 863 --ssid 11 \
 	--marker-ssid 11 --marker-key "$KEY" >/dev/null
 check_err $? "an unauthenticated (44-byte) packet got a reply"
@@ -613,18 +621,18 @@ check_sender "session change: the sequence goes on, 3, 4" \
 	basic "$REFL6" --ssid 31 --seqs 1,2 --first 3 --ttl 63
 
 RET=0
-d0=$(stat session drop_auth)
+d0=$(stat session drop_auth 31)
 ip -n "$refl" stamp session change ssid 31 peer "$SND6" key "$KEY"
 check_err $? "session change failed"
 # the marker after the packets of SSID 31: a session of its own, gone at
-# once (stat reads the first session)
+# once
 ip -n "$refl" stamp session add ssid 34
 sender none "$REFL6" --ssid 31 --marker-ssid 34 >/dev/null
 check_err $? "a session changed to a key answered an unauthenticated packet"
 ip -n "$refl" stamp session del ssid 34
-stat_wait session drop_auth $((d0 + 3))
-[ "$(stat session drop_auth)" -eq $((d0 + 3)) ]
-check_err $? "drop_auth $(stat session drop_auth), want $((d0 + 3))"
+stat_wait session drop_auth $((d0 + 3)) 31
+[ "$(stat session drop_auth 31)" -eq $((d0 + 3)) ]
+check_err $? "drop_auth $(stat session drop_auth 31), want $((d0 + 3))"
 [ "$(show_j session '.[0] | "\(.key) \(.return_segs | length)"')" = "true 0" ]
 check_err $? "a change without return-segs kept them, or the key is not set"
 log_test "session change: a key added, the return path removed, at once"
