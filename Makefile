@@ -185,8 +185,15 @@ endif
 ifeq ($(SKIP_CHECK_HOST),1)
 CHECK_PRE := $(filter-out check-host,$(CHECK_PRE))
 endif
-# The guest part splits the tests across CHECK_GUESTS (2) guests side by
-# side, balanced by the last run's time table or config/check-times, and
+# SKIP_GATE=1: the gate's verdict is that of a make gate run just before
+# (CI runs it beside make demo); the test @bench/gate.sh still reports it,
+# and fails if there is none for this kernel.
+ifeq ($(SKIP_GATE),1)
+CHECK_PRE := $(filter-out gate,$(CHECK_PRE))
+endif
+# The guest part runs the tests in CHECK_GUESTS (2) guests side by side,
+# longest first by the last run's time table or config/check-times, each
+# guest taking the next test that no guest has taken yet, and
 # ends with the time table: every test's wall and guest CPU time, in
 # RESULTS/times.tsv too (scripts/check.sh).  VM_SLOTS (one per host CPU)
 # caps the guests of the whole host at once (scripts/vm.sh).

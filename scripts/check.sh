@@ -82,15 +82,18 @@ while read -r helper; do
 done < <(if [ -n "${HELPERS+set}" ]; then printf '%s\n' $HELPERS; else
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-helpers"; fi)
 
-# The guests: the tests split across CHECK_GUESTS of them (2: a TCG guest
-# keeps about one of the host's CPUs busy), which run side by side, each with
-# its results in RESULTS/guestN (record, logs, console.log); the host's
-# guest slots (VM_SLOTS, scripts/vm.sh) say how many boot at once.  The
-# split balances the tests' expected times, longest first, each to the
-# guest with the least so far: the times of the last run of this RESULTS
-# (its times.tsv) where there is one, else config/check-times-BASE for the
-# tests it lists on a BASE other than 6.12, else config/check-times; a test
-# in none counts 60 s.  GCOV_OUT wants the counts of one kernel: one guest.
+# The guests: CHECK_GUESTS of them (2: a TCG guest keeps about one of the
+# host's CPUs busy) run side by side, each with its results in
+# RESULTS/guestN (record, logs, console.log); the host's guest slots
+# (VM_SLOTS, scripts/vm.sh) say how many boot at once.  Each guest goes
+# through all the tests, longest first, and runs the next one that no
+# guest has claimed yet (a directory in RESULTS/claims: mkdir is atomic on
+# the host), so the guests end together even when one of them boots late,
+# waiting for a slot that another part of CI holds.  The expected times are
+# those of the last run of this RESULTS (its times.tsv) where there is
+# one, else config/check-times-BASE for the tests it lists on a BASE other
+# than 6.12, else config/check-times; a test in none counts 60 s.
+# GCOV_OUT wants the counts of one kernel: one guest.
 ngu=${CHECK_GUESTS:-2}
 [ -z "${GCOV_OUT:-}" ] || ngu=1
 [ "$ngu" -le "${#tests[@]}" ] || ngu=${#tests[@]}
@@ -100,44 +103,37 @@ while IFS=$'\t' read -r t secs; do
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/config/check-times" \
 		"$TOP/config/check-times-${BASE:-6.12}" 2> /dev/null
 	 [ -s "$prev_times" ] && awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' "$prev_times")
-declare -a load shard
-for ((g = 1; g <= ngu; g++)); do load[g]=0 shard[g]=; done
-while read -r secs t; do
-	secs=$((secs > 0 ? secs : 1))
-	best=1
-	for ((g = 2; g <= ngu; g++)); do
-		[ "${load[g]}" -lt "${load[best]}" ] && best=$g
-	done
-	load[best]=$((load[best] + secs))
-	shard[best]+=" $t"
+queue=()
+while read -r _ t; do
+	queue+=("$t")
 done < <(for t in "${tests[@]}"; do echo "${expect[$t]:-60} $t"; done | sort -s -k1,1nr)
+claims=$results/claims
+mkdir -p "$claims"
 
-# run_guest N TEST...: guest N runs its part, in config/check-tests' order.
+# run_guest N: guest N runs the tests of the queue that it claims first.
 run_guest() {
 	local g=$1 dir=$results/guest$1 sfx=
-	shift
 	[ "$ngu" = 1 ] || sfx=-g$g
 	mkdir -p "$dir"
-	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$dir" -- \
+	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$dir" --rwdir "$claims" -- \
 	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" SPLAT_SUFFIX="$sfx" KSFT="${KSFT:-}" \
-	SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" XTRACE="${XTRACE:-0}" \
+	SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" XTRACE="${XTRACE:-0}" CLAIMS="$claims" \
 	${FUZZ_COUNT:+FUZZ_COUNT=$FUZZ_COUNT} ${FUZZ_SEED:+FUZZ_SEED=$FUZZ_SEED} \
 	${NLFUZZ_COUNT:+NLFUZZ_COUNT=$NLFUZZ_COUNT} ${NLFUZZ_SEED:+NLFUZZ_SEED=$NLFUZZ_SEED} \
 	${GCOV_OUT:+GCOV_OUT=$GCOV_OUT} ${MODULES_DIR:+MODULES_DIR=$MODULES_DIR} \
 	${IPSET_TIME_SCALE:+IPSET_TIME_SCALE=$IPSET_TIME_SCALE} ${IPSET_TESTS:+IPSET_TESTS=${IPSET_TESTS// /,}} \
-	"$TOP/scripts/guest-check.sh" "$dir" "$stage" "$prefix" "$@" 2>&1 |
+	"$TOP/scripts/guest-check.sh" "$dir" "$stage" "$prefix" "${queue[@]}" 2>&1 |
 		tee "$dir/console.log" | { if [ "$ngu" = 1 ]; then cat; else sed -u "s/^/[guest $g] /"; fi; }
 	echo "${PIPESTATUS[0]}" > "$dir/.vm-status"
 }
 run_start=$EPOCHREALTIME
 pids=()
+total=0
+for t in "${queue[@]}"; do total=$((total + ${expect[$t]:-60})); done
+[ "$ngu" = 1 ] ||
+	echo "check: ${#queue[@]} tests, about ${total}s, longest first, in $ngu guests"
 for ((g = 1; g <= ngu; g++)); do
-	part=()
-	for t in "${tests[@]}"; do
-		[[ " ${shard[g]} " == *" $t "* ]] && part+=("$t")
-	done
-	[ "$ngu" = 1 ] || echo "check: guest $g: ${#part[@]} tests, about ${load[g]}s"
-	run_guest "$g" "${part[@]}" &
+	run_guest "$g" &
 	pids+=($!)
 done
 wait "${pids[@]}"

@@ -110,9 +110,16 @@ if [ -n "${MODULES_DIR:-}" ]; then
 	fi
 fi
 
+# CLAIMS (check.sh, with more than one guest): a directory that every
+# guest of the run shares; a guest runs a test only if it made the test's
+# directory there first (mkdir is atomic on the host's file system).
+claims=${CLAIMS:-}
 for t in "$@"; do
 	name=${t#@}
 	name=${name//\//:}
+	if [ -n "$claims" ] && ! mkdir "$claims/$name" 2> /dev/null; then
+		continue
+	fi
 	log=$results/logs/$name.log
 	echo "# running $t"
 	start=$(date +%s)

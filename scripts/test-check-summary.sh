@@ -39,8 +39,23 @@ cat > "$tmp/top/scripts/vm.sh" <<'EOF'
 #!/bin/bash
 set -eu
 results=$3
-while [ $# -gt 0 ] && [[ $1 != */guest-check.sh ]]; do shift; done
+claims=
+while [ $# -gt 0 ] && [[ $1 != */guest-check.sh ]]; do
+	case $1 in CLAIMS=*) claims=${1#CLAIMS=} ;; esac
+	shift
+done
 shift 4
+# FAKE_LATE=1: guest 2 boots when guest 1 is done
+if [ "${FAKE_LATE:-0}" = 1 ] && [[ $results == */guest2 ]]; then
+	while [ ! -e "${results%2}1/complete" ]; do sleep 0.1; done
+fi
+# the tests it claims, as guest-check.sh does
+mine=()
+for t in "$@"; do
+	[ -z "$claims" ] || mkdir "$claims/${t//\//:}" 2> /dev/null || continue
+	mine+=("$t")
+done
+set -- "${mine[@]}"
 mkdir -p "$results/logs"
 echo "$*" > "$results/ran"
 : > "$results/record"
@@ -212,20 +227,20 @@ $(table incomplete \
 1 passed, 0 failed, 0 skipped"
 expect incomplete "the guest did not finish" 1
 
-# Two guests: config/check-times's expected times split the tests longest
-# first, each to the guest with the least so far (a 100; b 50, c 40, d 30:
-# b, c and d together); each guest runs its part in the list's order, and
-# the report is one, with the time table's guest column and each guest's
-# sum.
+# Two guests: each goes through the tests longest first by
+# config/check-times's expected times (a 100, b 50, c 40, d 30) and runs
+# those no guest has claimed yet; the report is one, with the time
+# table's guest column and each guest's sum.  Guest 2 boots when guest 1
+# is done (FAKE_LATE), as when another part of CI holds the second slot:
+# guest 1 runs everything, in that order, and guest 2 nothing.
 printf '# comment\nnet/a.sh\t100\nnet/b.sh\t50\nnet/c.sh\t40\nnet/d.sh\t30\n' \
 	> "$tmp/top/config/check-times"
-CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
+FAKE_LATE=1 CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
 pass 0 5 net/b.sh
 pass 0 4 net/c.sh
 fail 1 3 net/d.sh
 "
-out="check: guest 1: 1 tests, about 100s
-check: guest 2: 3 tests, about 120s
+out="check: 4 tests, about 220s, longest first, in 2 guests
 check: guest 1 exited with 0 (vng's status is not used)
 check: guest 2 exited with 0 (vng's status is not used)
 TAP version 13
@@ -240,46 +255,66 @@ ok 4 selftests: net/a.sh # 9s
 # net/d.sh says why (exit 1)
 $(table two \
 '#      9.0     0.9  42.9%     1  net/a.sh' \
-'#      5.0     0.5  23.8%     2  net/b.sh' \
-'#      4.0     0.4  19.0%     2  net/c.sh' \
-'#      3.0     0.3  14.3%     2  net/d.sh' \
-'# 4 tests, 21s in all; guest 1 9s; guest 2 12s; the guests side by side 0s')
+'#      5.0     0.5  23.8%     1  net/b.sh' \
+'#      4.0     0.4  19.0%     1  net/c.sh' \
+'#      3.0     0.3  14.3%     1  net/d.sh' \
+'# 4 tests, 21s in all; guest 1 21s; guest 2 0s; the guests side by side 0s')
 3 passed, 1 failed, 0 skipped"
 # (how long the fake guests took side by side is the host's business)
 sed -i 's/side by side [0-9]*s$/side by side 0s/' "$tmp/two.out" "$tmp/two/summary.txt"
-expect two "two guests, one report" 1 "$(sed -e 1,4d \
+expect two "two guests, one report" 1 "$(sed -e 1,3d \
 	-e '/^# --- the last 40 lines/d' -e '/^# setting up/d' -e '/says why/d' <<< "$out")"
-check "two guests: guest 1 ran net/a.sh" \
-	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/a.sh" ] && echo 1)" "$(cat "$tmp/two/guest1/ran")"
-check "two guests: guest 2 ran net/d.sh net/c.sh net/b.sh, in that order" \
-	"$([ "$(cat "$tmp/two/guest2/ran")" = "net/d.sh net/c.sh net/b.sh" ] && echo 1)" \
-	"$(cat "$tmp/two/guest2/ran")"
+check "two guests: guest 1 ran them all, longest first" \
+	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/a.sh net/b.sh net/c.sh net/d.sh" ] && echo 1)" \
+	"$(cat "$tmp/two/guest1/ran")"
+check "two guests: guest 2, booted last, found nothing left" \
+	"$([ -z "$(cat "$tmp/two/guest2/ran")" ] && echo 1)" "$(cat "$tmp/two/guest2/ran")"
 check "two guests: times.tsv" \
-	"$(printf 'test\tguest\twall_s\tcpu_s\tshare_pct\nnet/a.sh\t1\t9.0\t0.9\t42.9\nnet/b.sh\t2\t5.0\t0.5\t23.8\nnet/c.sh\t2\t4.0\t0.4\t19.0\nnet/d.sh\t2\t3.0\t0.3\t14.3\n' |
+	"$(printf 'test\tguest\twall_s\tcpu_s\tshare_pct\nnet/a.sh\t1\t9.0\t0.9\t42.9\nnet/b.sh\t1\t5.0\t0.5\t23.8\nnet/c.sh\t1\t4.0\t0.4\t19.0\nnet/d.sh\t1\t3.0\t0.3\t14.3\n' |
 		cmp -s - "$tmp/two/times.tsv" && echo 1)" "$(cat "$tmp/two/times.tsv")"
 
-# The next run of the same RESULTS splits by that run's times.tsv, not by
-# config/check-times: a 9, b 5, c 4, d 3 -> a and d, b and c.
-CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
+# Side by side, each test runs once, in one of the guests, whichever
+# claims it first.
+CHECK_GUESTS=2 run race "net/d.sh net/c.sh net/b.sh net/a.sh net/e.sh" "pass 0 9 net/a.sh
 pass 0 5 net/b.sh
 pass 0 4 net/c.sh
 pass 0 3 net/d.sh
+pass 0 2 net/e.sh
 "
-check "a second run splits by the first one's times" \
-	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/d.sh net/a.sh" ] && echo 1)" \
+check "two guests side by side: every test once" \
+	"$([ "$(cat "$tmp/race/guest1/ran" "$tmp/race/guest2/ran" | tr ' ' '\n' |
+		sed '/^$/d' | sort | tr '\n' ' ')" = "net/a.sh net/b.sh net/c.sh net/d.sh net/e.sh " ] &&
+		[ "$rc" = 0 ] && echo 1)" \
+	"$(cat "$tmp/race/guest1/ran" "$tmp/race/guest2/ran" "$tmp/race.out")"
+
+# The next run of the same RESULTS orders by that run's times.tsv, not by
+# config/check-times: a 3, b 5, c 4, d 9 -> d, b, c, a (the first run below
+# writes those times, the second reads them).
+FAKE_LATE=1 CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 3 net/a.sh
+pass 0 5 net/b.sh
+pass 0 4 net/c.sh
+pass 0 9 net/d.sh
+"
+FAKE_LATE=1 CHECK_GUESTS=2 run two "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 3 net/a.sh
+pass 0 5 net/b.sh
+pass 0 4 net/c.sh
+pass 0 9 net/d.sh
+"
+check "a second run orders by the first one's times" \
+	"$([ "$(cat "$tmp/two/guest1/ran")" = "net/d.sh net/b.sh net/c.sh net/a.sh" ] && echo 1)" \
 	"$(cat "$tmp/two/guest1/ran"; cat "$tmp/two.err")"
 
 # On another base, config/check-times-BASE's times override
 # config/check-times's for the tests it lists (a fresh RESULTS): b 200 on
-# 6.1 -> b alone, a, c and d together (by check-times alone, a alone).
+# 6.1 -> b first, then a, c, d.
 printf 'net/b.sh\t200\n' > "$tmp/top/config/check-times-6.1"
-BASE=6.1 CHECK_GUESTS=2 run base61 "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
+FAKE_LATE=1 BASE=6.1 CHECK_GUESTS=2 run base61 "net/d.sh net/c.sh net/b.sh net/a.sh" "pass 0 9 net/a.sh
 pass 0 5 net/b.sh
 pass 0 4 net/c.sh
 pass 0 3 net/d.sh
 "
 check "on 6.1, config/check-times-6.1's times" \
-	"$([ "$(cat "$tmp/base61/guest1/ran")" = "net/b.sh" ] && echo 1)" \
+	"$([ "$(cat "$tmp/base61/guest1/ran")" = "net/b.sh net/a.sh net/c.sh net/d.sh" ] && echo 1)" \
 	"$(cat "$tmp/base61/guest1/ran"; cat "$tmp/base61.err")"
 
 # A guest that kept no times: the record's seconds, no CPU time.
