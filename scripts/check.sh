@@ -109,6 +109,9 @@ while read -r _ t; do
 done < <(for t in "${tests[@]}"; do echo "${expect[$t]:-60} $t"; done | sort -s -k1,1nr)
 claims=$results/claims
 mkdir -p "$claims"
+# The queue goes to the guests in a file: virtme-ng hands the guest its
+# command on the kernel's command line, which 26 test names overflow.
+printf '%s\n' "${queue[@]}" > "$results/queue"
 
 # run_guest N: guest N runs the tests of the queue that it claims first.
 run_guest() {
@@ -117,12 +120,13 @@ run_guest() {
 	mkdir -p "$dir"
 	"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$dir" --rwdir "$claims" -- \
 	env KSRC="$ksrc" SPLATS="${SPLATS:-0}" SPLAT_SUFFIX="$sfx" KSFT="${KSFT:-}" \
-	SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" XTRACE="${XTRACE:-0}" CLAIMS="$claims" \
+	SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-1500}" XTRACE="${XTRACE:-0}" \
+	CLAIMS="$claims" QUEUE="$results/queue" \
 	${FUZZ_COUNT:+FUZZ_COUNT=$FUZZ_COUNT} ${FUZZ_SEED:+FUZZ_SEED=$FUZZ_SEED} \
 	${NLFUZZ_COUNT:+NLFUZZ_COUNT=$NLFUZZ_COUNT} ${NLFUZZ_SEED:+NLFUZZ_SEED=$NLFUZZ_SEED} \
 	${GCOV_OUT:+GCOV_OUT=$GCOV_OUT} ${MODULES_DIR:+MODULES_DIR=$MODULES_DIR} \
 	${IPSET_TIME_SCALE:+IPSET_TIME_SCALE=$IPSET_TIME_SCALE} ${IPSET_TESTS:+IPSET_TESTS=${IPSET_TESTS// /,}} \
-	"$TOP/scripts/guest-check.sh" "$dir" "$stage" "$prefix" "${queue[@]}" 2>&1 |
+	"$TOP/scripts/guest-check.sh" "$dir" "$stage" "$prefix" 2>&1 |
 		tee "$dir/console.log" | { if [ "$ngu" = 1 ]; then cat; else sed -u "s/^/[guest $g] /"; fi; }
 	echo "${PIPESTATUS[0]}" > "$dir/.vm-status"
 }

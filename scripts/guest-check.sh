@@ -110,6 +110,12 @@ if [ -n "${MODULES_DIR:-}" ]; then
 	fi
 fi
 
+# QUEUE (check.sh): a file of the tests to go through, one a line, in
+# place of the arguments.
+if [ -n "${QUEUE:-}" ]; then
+	mapfile -t queue < "$QUEUE"
+	set -- "${queue[@]}"
+fi
 # CLAIMS (check.sh, with more than one guest): a directory that every
 # guest of the run shares; a guest runs a test only if it made the test's
 # directory there first (mkdir is atomic on the host's file system).

@@ -39,12 +39,17 @@ cat > "$tmp/top/scripts/vm.sh" <<'EOF'
 #!/bin/bash
 set -eu
 results=$3
-claims=
+claims= queue=
 while [ $# -gt 0 ] && [[ $1 != */guest-check.sh ]]; do
-	case $1 in CLAIMS=*) claims=${1#CLAIMS=} ;; esac
+	case $1 in
+	CLAIMS=*) claims=${1#CLAIMS=} ;;
+	QUEUE=*) queue=${1#QUEUE=} ;;
+	esac
 	shift
 done
 shift 4
+[ -z "$queue" ] || mapfile -t tests < "$queue"
+[ -z "$queue" ] || set -- "${tests[@]}"
 # FAKE_LATE=1: guest 2 boots when guest 1 is done
 if [ "${FAKE_LATE:-0}" = 1 ] && [[ $results == */guest2 ]]; then
 	while [ ! -e "${results%2}1/complete" ]; do sleep 0.1; done
