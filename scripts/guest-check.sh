@@ -21,6 +21,12 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 results=$1 stage=$2 prefix=$3
 shift 3
+# QUEUE (check.sh): a file of the tests to go through, one a line, in
+# place of the arguments.
+if [ -n "${QUEUE:-}" ]; then
+	mapfile -t queue < "$QUEUE"
+	set -- "${queue[@]}"
+fi
 export PATH=$prefix/sbin:$prefix/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # Generous: the bench smoke alone takes 13 minutes on an idle machine.
 timeout=${SELFTEST_TIMEOUT:-1500}
@@ -110,12 +116,6 @@ if [ -n "${MODULES_DIR:-}" ]; then
 	fi
 fi
 
-# QUEUE (check.sh): a file of the tests to go through, one a line, in
-# place of the arguments.
-if [ -n "${QUEUE:-}" ]; then
-	mapfile -t queue < "$QUEUE"
-	set -- "${queue[@]}"
-fi
 # CLAIMS (check.sh, with more than one guest): a directory that every
 # guest of the run shares; a guest runs a test only if it made the test's
 # directory there first (mkdir is atomic on the host's file system).
