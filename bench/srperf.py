@@ -48,10 +48,10 @@ import time
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# stamp-sender's codec: the STAMP test packets and the UDP packets of the
-# generator's frames.
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "stamp-sender"))
-import stamp_wire as sw  # noqa: E402
+# The tools' codec (python/srv6_oam): the STAMP test packets and the UDP
+# packets of the generator's frames.
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+from srv6_oam import stamp_wire as sw  # noqa: E402
 
 GEN, SUT = "srp-gen", "srp-sut"
 SINK_MAC = "02:00:00:00:00:02"      # the sink's neighbour entries
@@ -327,7 +327,7 @@ def stamp_frame(traffic, size, src_mac, dst_mac):
     """The frame the generator replays for STAMP test packets with content
     (traffic["stamp"]: "ssid", "key" in hex for authenticated mode, "tlvs",
     a list of "timestamp" and "dm"): a Session-Sender test packet of
-    stamp-sender's own encoder (stamp-sender/stamp_wire.py), sequence number
+    stamp-sender's own encoder (python/srv6_oam/stamp_wire.py), sequence number
     0 and T1 0 in every packet, over UDP from port 49152, padded with zeros
     to SIZE bytes of frame."""
     spec = traffic["stamp"]

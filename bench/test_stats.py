@@ -19,7 +19,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srperf  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                "scripts"))
+                                "python"))
 import hosttest  # noqa: E402
 from hosttest import check  # noqa: E402
 

@@ -25,7 +25,7 @@ import tempfile
 import time
 from contextlib import redirect_stdout
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                "scripts"))
+                                "python"))
 import hosttest  # noqa: E402
 from hosttest import check  # noqa: E402
 

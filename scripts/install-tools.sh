@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install srv6-oam's user-space tools: stamp-sender, pfplm and the STAMP
-# codec they share (stamp_wire.py) in DEST/lib/srv6-oam, with commands in
+# Install srv6-oam's user-space tools: stamp-sender, pfplm and the codecs
+# they share (the srv6_oam package) in DEST/lib/srv6-oam, with commands in
 # DEST/bin, stamp-sender's man page in DEST/share/man/man1 and the tools'
 # documentation in DEST/share/doc/srv6-oam.
 #
@@ -14,9 +14,11 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:?usage: install-tools.sh DEST}
 lib=$dest/lib/srv6-oam
 
-install -d "$lib" "$dest/bin" "$dest/share/doc/srv6-oam" \
+install -d "$lib/srv6_oam" "$dest/bin" "$dest/share/doc/srv6-oam" \
 	"$dest/share/man/man1"
-install -C -m 644 "$TOP/stamp-sender/stamp_wire.py" "$lib/"
+install -C -m 644 "$TOP"/python/srv6_oam/*.py "$lib/srv6_oam/"
+# The codec's file before it became the srv6_oam package.
+rm -f "$lib/stamp_wire.py"
 install -C -m 755 "$TOP/stamp-sender/stamp-sender" "$TOP/pfplm/pfplm" "$lib/"
 install -C -m 644 "$TOP/stamp-sender/stamp-sender.1" "$dest/share/man/man1/"
 install -C -m 644 "$TOP/stamp-sender/README.md" \

@@ -50,7 +50,9 @@ root=$dest$prefix
 bad=
 for f in lib/srv6-oam/stamp-sender:stamp-sender/stamp-sender \
 	lib/srv6-oam/pfplm:pfplm/pfplm \
-	lib/srv6-oam/stamp_wire.py:stamp-sender/stamp_wire.py \
+	lib/srv6-oam/srv6_oam/__init__.py:python/srv6_oam/__init__.py \
+	lib/srv6-oam/srv6_oam/stamp_wire.py:python/srv6_oam/stamp_wire.py \
+	lib/srv6-oam/srv6_oam/plm.py:python/srv6_oam/plm.py \
 	share/man/man1/stamp-sender.1:stamp-sender/stamp-sender.1; do
 	if [ ! -f "$root/${f%%:*}" ]; then
 		bad+="$prefix/${f%%:*}: not installed"$'\n'
@@ -61,7 +63,7 @@ done
 for f in lib/srv6-oam/stamp-sender lib/srv6-oam/pfplm; do
 	[ ! -f "$root/$f" ] || [ -x "$root/$f" ] || bad+="$prefix/$f: not executable"$'\n'
 done
-check "stamp-sender, pfplm, stamp_wire.py, stamp-sender.1 in \$tmp$prefix" \
+check "stamp-sender, pfplm, the srv6_oam package, stamp-sender.1 in \$tmp$prefix" \
 	"$([ -z "$bad" ] && echo 1)" "$bad"
 
 bad=

@@ -36,7 +36,7 @@ import threading
 import time
 from fractions import Fraction
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                "scripts"))
+                                "python"))
 import hosttest  # noqa: E402
 from hosttest import check  # noqa: E402
 

@@ -24,7 +24,7 @@
 # fd00:9::5 (10.9.0.5), which is behind the sink: the replies leave through
 # sink0 and are the delivered packets.  kernel, user and ebpf send pktgen's
 # own payload, 44 bytes (frames of at least 106 bytes); the other modes a
-# test packet of stamp-sender's encoder (stamp-sender/stamp_wire.py), sequence
+# test packet of stamp-sender's encoder (python/srv6_oam/stamp_wire.py), sequence
 # number 0, in frames of exactly its size (ipv6_N and ipv4_N are baselines
 # of the same sizes).
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the host tests of make check-host share: their result lines, in
-the style of the selftests' log_test, and whether one failed."""
+the style of the selftests' log_test, and whether one failed.  Beside the
+srv6_oam package, not in it: make install-tools does not install it."""
 
 failed = 0
 

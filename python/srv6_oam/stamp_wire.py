@@ -306,6 +306,15 @@ def parse_tlvs(data, offset, limit=None):
     return tlvs
 
 
+def find_tlv(tlvs, tlv_type, length):
+    """The first TLV of parse_tlvs()' list with this type and value
+    length, or None."""
+    for t in tlvs:
+        if t["type"] == tlv_type and t["len"] == length:
+            return t
+    return None
+
+
 def decode_tlv(tlv_type, value):
     """The fields of the TLV types we know (when the length is right)."""
     if tlv_type == TLV_TIMESTAMP and len(value) == 4:
