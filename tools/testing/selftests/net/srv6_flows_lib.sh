@@ -28,8 +28,8 @@ readonly LIST_E=fc00:4::d6
 # The longest list the matches take: 16 SIDs, 1::1 to 1::10
 readonly LIST_16=1::1,1::2,1::3,1::4,1::5,1::6,1::7,1::8,1::9,1::a,1::b,1::c,1::d,1::e,1::f,1::10
 
-# The topology above, with the four flows' routes at r1
-setup()
+# flows_setup: the topology above, with the four flows' routes at r1
+flows_setup()
 {
 	local ns
 

@@ -428,7 +428,7 @@ flows_require ip ipset ip6tables jq ping
 
 TMP_SAVE1=$(mktemp)
 TMP_SAVE2=$(mktemp)
-setup
+flows_setup
 
 if ! r2 ipset create probe hash:sr6 2>/dev/null; then
 	echo "SKIP: ipset or the kernel has no hash:sr6 set type"

@@ -503,7 +503,7 @@ flows_require ip jq ping nft ip6tables-legacy ip6tables-nft ip6tables-translate 
 
 TMP_SAVE1=$(mktemp)
 TMP_SAVE2=$(mktemp)
-setup
+flows_setup
 
 for backend in legacy nft; do
 	IPT=ip6tables-$backend
