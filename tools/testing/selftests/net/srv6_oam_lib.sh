@@ -24,19 +24,25 @@ SRV6_SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|KFENCE:|kernel BUG at|'\
 # whole test (SELFTEST_TIMEOUT) is above this one.
 SRV6_HANG_TIMEOUT=${SRV6_HANG_TIMEOUT:-900}
 
-# check_err STATUS MSG: fail the test case with MSG unless STATUS is 0
+# check_err STATUS MSG: fail the test case with MSG unless STATUS is 0;
+# check_fail STATUS MSG: fail it with MSG if STATUS is 0.  forwarding/lib.sh
+# has them, net/lib.sh (which the tests source) not in every tree they run
+# on: defined here only where lib.sh did not.
+if ! declare -F check_err > /dev/null; then
 check_err()
 {
 	if (($1)); then
 		ret_set_ksft_status "$ksft_fail" "$2"
 	fi
 }
+fi
 
-# check_fail STATUS MSG: fail the test case with MSG if STATUS is 0
+if ! declare -F check_fail > /dev/null; then
 check_fail()
 {
 	check_err $((!$1)) "$2"
 }
+fi
 
 # srv6_require CMD...: exit with $ksft_skip unless the test runs as root and
 # finds every CMD
