@@ -591,9 +591,14 @@ ns_exit_waits()
 # two each: cleanup_net() runs for every namespace on the host, one at a
 # time, and must not wait reflectors_max grace periods for each namespace
 # that a user namespace makes and drops.
+#
+# Whatever else the workers do meanwhile only adds to a count, and a
+# loaded host makes the windows longer: the least of three counts of each
+# kind, taken in turns, is compared.  A grace period per reflector adds
+# reflectors_max to every count with reflectors.
 test_exit_grace()
 {
-	local n none full
+	local n i w none=() full=() min_none min_full msg
 
 	RET=0
 	n=$(cat "$PARAMS/reflectors_max")
@@ -601,13 +606,22 @@ test_exit_grace()
 		log_test_skip "namespace exit" "reflectors_max is $n, below 16"
 		return
 	fi
-	none=$(ns_exit_waits 0)
-	check_err $? "a namespace without reflectors was not freed"
-	full=$(ns_exit_waits "$n")
-	check_err $? "a namespace with $n reflectors was not freed"
+	for i in 1 2 3; do
+		w=$(ns_exit_waits 0)
+		check_err $? "a namespace without reflectors was not freed"
+		none+=("$w")
+		w=$(ns_exit_waits "$n")
+		check_err $? "a namespace with $n reflectors was not freed"
+		full+=("$w")
+		[ "$RET" -eq 0 ] || break
+	done
 	if [ "$RET" -eq 0 ]; then
-		[ $((full - none)) -lt $((n / 2)) ]
-		check_err $? "$n reflectors cost $((full - none)) more waits (none: $none)"
+		min_none=$(printf '%s\n' "${none[@]}" | sort -n | head -n 1)
+		min_full=$(printf '%s\n' "${full[@]}" | sort -n | head -n 1)
+		msg="$n reflectors cost $((min_full - min_none)) more waits"
+		msg+=" (counts: none ${none[*]}, $n reflectors ${full[*]})"
+		[ $((min_full - min_none)) -lt $((n / 2)) ]
+		check_err $? "$msg"
 	fi
 	log_test "a namespace with $n reflectors is freed after one grace period"
 }
