@@ -201,7 +201,10 @@ say "1..${#tests[@]}"
 [ -s "$results/uname" ] && say "# kernel under test: $(cat "$results/uname")"
 declare -A got
 if [ -f "$results/record" ]; then
+	# (a line without a test's name, e.g. one a guest cut short, is
+	# skipped: an empty subscript would end the loop)
 	while read -r res rc secs t; do
+		[ -n "$t" ] || continue
 		got[$t]="$res $rc $secs"
 	done < "$results/record"
 fi
@@ -248,6 +251,7 @@ done
 # seconds and no CPU time.
 declare -A tguest twall tcpu
 while read -r g wall cpu t; do
+	[ -n "$t" ] || continue
 	tguest[$t]=$g twall[$t]=$wall tcpu[$t]=$cpu
 done < "$results/times"
 for t in "${tests[@]}"; do
