@@ -48,9 +48,8 @@ import time
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The tools' codec (python/srv6_oam): the STAMP test packets and the UDP
-# packets of the generator's frames.
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+# The tools' codec (python/srv6_oam, a symbolic link here): the STAMP test
+# packets and the UDP packets of the generator's frames.
 from srv6_oam import stamp_wire as sw  # noqa: E402
 
 GEN, SUT = "srp-gen", "srp-sut"

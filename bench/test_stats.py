@@ -16,12 +16,9 @@ import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import srperf  # noqa: E402
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                "python"))
-import hosttest  # noqa: E402
-from hosttest import check  # noqa: E402
+import srperf
+from srv6_oam import hosttest
+from srv6_oam.hosttest import check
 
 
 SRC_MAC, DST_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"

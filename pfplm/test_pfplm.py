@@ -24,10 +24,8 @@ import sys
 import tempfile
 import time
 from contextlib import redirect_stdout
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                "python"))
-import hosttest  # noqa: E402
-from hosttest import check  # noqa: E402
+from srv6_oam import hosttest
+from srv6_oam.hosttest import check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _loader = importlib.machinery.SourceFileLoader("pfplm",
@@ -189,11 +187,13 @@ sys.exit(pfplm.main(sys.argv[3:]))
 
 
 def spawn(tmp, argv):
-    """pfplm main(argv) in a child process, its stderr to TMP/err."""
+    """pfplm main(argv) in a child process, its stderr to TMP/err.  It
+    runs in pfplm's directory, where -c's Python finds the srv6_oam
+    package."""
     err = open(os.path.join(tmp, "err"), "w", encoding="utf-8")
     return subprocess.Popen([sys.executable, "-c", CHILD,
                              os.path.join(HERE, "pfplm"), tmp, *argv],
-                            stdout=subprocess.DEVNULL, stderr=err)
+                            cwd=HERE, stdout=subprocess.DEVNULL, stderr=err)
 
 
 def wait_for(cond, timeout):

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # What the host tests of make check-host written in bash share (as
-# python/hosttest.py does for those in Python): their result lines, in
+# python/srv6_oam/hosttest.py does for those in Python): their result lines, in
 # the style of the selftests' log_test, and whether one failed.  Source it.
 
 # shellcheck disable=SC2034 # read by the scripts that source this file

@@ -16,7 +16,10 @@ lib=$dest/lib/srv6-oam
 
 install -d "$lib/srv6_oam" "$dest/bin" "$dest/share/doc/srv6-oam" \
 	"$dest/share/man/man1"
-install -C -m 644 "$TOP"/python/srv6_oam/*.py "$lib/srv6_oam/"
+# hosttest.py is the host tests' (make check-host), not the tools'.
+for f in "$TOP"/python/srv6_oam/*.py; do
+	[ "${f##*/}" = hosttest.py ] || install -C -m 644 "$f" "$lib/srv6_oam/"
+done
 # The codec's file before it became the srv6_oam package.
 rm -f "$lib/stamp_wire.py"
 install -C -m 755 "$TOP/stamp-sender/stamp-sender" "$TOP/pfplm/pfplm" "$lib/"

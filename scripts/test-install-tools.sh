@@ -63,6 +63,8 @@ done
 for f in lib/srv6-oam/stamp-sender lib/srv6-oam/pfplm; do
 	[ ! -f "$root/$f" ] || [ -x "$root/$f" ] || bad+="$prefix/$f: not executable"$'\n'
 done
+[ ! -e "$root/lib/srv6-oam/srv6_oam/hosttest.py" ] ||
+	bad+="$prefix/lib/srv6-oam/srv6_oam/hosttest.py: the host tests' module installed"$'\n'
 check "stamp-sender, pfplm, the srv6_oam package, stamp-sender.1 in \$tmp$prefix" \
 	"$([ -z "$bad" ] && echo 1)" "$bad"
 
@@ -95,6 +97,10 @@ for c in stamp-sender pfplm; do
 	want="$c $(sed -n 's/^VERSION = "\(.*\)"$/\1/p' "$TOP/$c/$c")"
 	got=$(cd / && env -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 "$root/bin/$c" --version 2>&1)
 	check "installed $c --version runs from \$tmp$prefix/bin" \
+		"$([ "$got" = "$want" ] && echo 1)" "expected: $want"$'\n'"got: $got"
+	# and in the source tree, through the symbolic link srv6_oam beside it
+	got=$(cd / && env -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 "$TOP/$c/$c" --version 2>&1)
+	check "$c --version runs from the source tree" \
 		"$([ "$got" = "$want" ] && echo 1)" "expected: $want"$'\n'"got: $got"
 done
 

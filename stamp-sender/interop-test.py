@@ -35,10 +35,8 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                "python"))
-import hosttest  # noqa: E402
-from hosttest import check  # noqa: E402
+from srv6_oam import hosttest
+from srv6_oam.hosttest import check
 
 try:
     from scapy.layers.inet import UDP

@@ -5,8 +5,13 @@ stamp_wire  STAMP (RFC 8762, RFC 8972): test packets, replies, TLVs,
             authentication, and the IPv6/UDP/SRH headers around them
 plm         the PF-PLM Block TLV that pfplm's ingress and egress exchange
             in their STAMP test packets
+hosttest    the result lines of the tools' host tests (make check-host);
+            not installed
 
-stamp-sender, pfplm and the SRPerf bench import them from here; the
+stamp-sender, pfplm and the SRPerf bench import them by name: make
+install-tools puts the package beside the installed commands, and in the
+source tree a symbolic link srv6_oam -> ../python/srv6_oam sits beside each
+tool, in the directory Python searches first (the script's own).  The
 kernel's selftests keep codecs of their own (a selftest depends on nothing
 outside tools/testing/selftests).  Python 3 standard library only.
 """

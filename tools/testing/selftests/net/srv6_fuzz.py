@@ -20,8 +20,7 @@ import socket
 import struct
 import sys
 
-sys.path.insert(0, sys.path[0])
-from stamp_test import csum, tlv  # noqa: E402
+from stamp_test import csum, tlv
 
 ETH_P_IP, ETH_P_IPV6 = 0x0800, 0x86DD
 NH_HOP, NH_ROUTING, NH_DEST, NH_UDP, NH_NONE = 0, 43, 60, 17, 59
