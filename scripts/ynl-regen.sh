@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The STAMP genetlink spec is authoritative: include/uapi/linux/stamp.h and
-# net/stamp/stamp_nl.{c,h} are what the kernel tree's ynl-gen makes of
+# net/stamp/stamp_nl_gen.{c,h} are what the kernel tree's ynl-gen makes of
 # Documentation/netlink/specs/stamp.yaml, and iproute2's copy of the uapi
 # header (iproute2-patches/) is that header.
 #
@@ -23,7 +23,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 SPEC=Documentation/netlink/specs/stamp.yaml
 GEN=$KSRC/tools/net/ynl/ynl-gen-c.py
 # generated file -> ynl-gen arguments
-FILES="include/uapi/linux/stamp.h net/stamp/stamp_nl.h net/stamp/stamp_nl.c"
+FILES="include/uapi/linux/stamp.h net/stamp/stamp_nl_gen.h net/stamp/stamp_nl_gen.c"
 
 case $MODE in check|write) ;; *) echo "$0: check or write, not $MODE" >&2; exit 2 ;; esac
 [ -f "$GEN" ] || { echo "$0: no $GEN (make tree)" >&2; exit 1; }
@@ -60,8 +60,8 @@ gen() {
 	"$py" "$GEN" --spec "$root/$SPEC" "$@"
 }
 gen --mode uapi --header -o "$out/include/uapi/linux/stamp.h"
-gen --mode kernel --header -o "$out/net/stamp/stamp_nl.h"
-gen --mode kernel --source -o "$out/net/stamp/stamp_nl.c"
+gen --mode kernel --header -o "$out/net/stamp/stamp_nl_gen.h"
+gen --mode kernel --source -o "$out/net/stamp/stamp_nl_gen.c"
 
 if [ "$MODE" = write ]; then
 	for f in $FILES; do

@@ -304,6 +304,25 @@ check_ynl_reject()
 	log_test "ynl: the kernel refuses $1"
 }
 
+# $1 operation, $2 its JSON request, $3 description: an attribute of the
+# operation's set that its policy does not take (a dump-only one, or one
+# another operation takes), which the kernel must refuse by name, changing
+# nothing
+check_ynl_policy()
+{
+	local before out
+
+	RET=0
+	before=$(stamp_state)
+	out=$(ynl --do "$1" --json "$2" 2>&1)
+	check_fail $? "accepted: $1 $2"
+	grep -q "Unknown attribute type" <<< "$out"
+	check_err $? "no extack \"Unknown attribute type\": $out"
+	[ "$(stamp_state)" = "$before" ]
+	check_err $? "$1 changed the configuration"
+	log_test "ynl: $1 refuses $3 (its own policy)"
+}
+
 test_ynl()
 {
 	local segs out
@@ -369,6 +388,16 @@ print("".join(ipaddress.IPv6Address(a).packed.hex() for a in sys.argv[1:]))' \
 	check_ynl_reject "a 65-byte key" key "$(printf '%0130d' 0)" \
 		"key is 1 to 64 bytes"
 	check_ynl_reject "an empty key" key "" "key is 1 to 64 bytes"
+
+	# One policy per operation: what one takes, another refuses.
+	check_ynl_policy reflector-add '{"port": 922, "stats": {"rx": 1}}' \
+		"the dump-only stats"
+	check_ynl_policy reflector-del '{"port": 921, "mode": "stateful"}' \
+		"a mode"
+	check_ynl_policy session-add "{\"ssid\": 33, \"seq\": 7}" \
+		"the dump-only seq"
+	check_ynl_policy session-del "{\"ssid\": 31, \"peer6\": \"$SND6_HEX\", \"key\": \"00\"}" \
+		"a key"
 	ip -n "$refl" stamp flush
 }
 

@@ -11,19 +11,17 @@
 
 #include <uapi/linux/stamp.h>
 
-/* Global operation policy for stamp */
-extern const struct nla_policy stamp_nl_policy[STAMP_A_SPORT_MIN + 1];
-
-/* Ops table for stamp */
-extern const struct genl_small_ops stamp_nl_ops[6];
-
 int stamp_nl_reflector_add_doit(struct sk_buff *skb, struct genl_info *info);
+int stamp_nl_reflector_set_doit(struct sk_buff *skb, struct genl_info *info);
 int stamp_nl_reflector_del_doit(struct sk_buff *skb, struct genl_info *info);
 int stamp_nl_reflector_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
 int stamp_nl_session_add_doit(struct sk_buff *skb, struct genl_info *info);
+int stamp_nl_session_set_doit(struct sk_buff *skb, struct genl_info *info);
 int stamp_nl_session_del_doit(struct sk_buff *skb, struct genl_info *info);
 int stamp_nl_session_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb);
+
+extern struct genl_family stamp_nl_family;
 
 #endif /* _LINUX_STAMP_GEN_H */
