@@ -118,14 +118,9 @@ setup()
 {
 	local ns
 
-	setup_ns alpha beta gamma || exit "$ksft_skip"
-	# the links come after default.accept_dad=0: a device takes its
-	# defaults when it is made, and an address in DAD is not usable
+	# the links come after it: without DAD from the start
+	srv6_setup_ns -f alpha beta gamma
 	for ns in "$alpha" "$beta" "$gamma"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
-		ip -n "$ns" link set lo up
 		ip -n "$ns" ioam namespace add 123
 		ip -n "$ns" ioam namespace add 124
 	done

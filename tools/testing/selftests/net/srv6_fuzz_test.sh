@@ -64,12 +64,7 @@ setup()
 {
 	local ns
 
-	setup_ns atk sut rcv || exit "$ksft_skip"
-	for ns in "$atk" "$sut" "$rcv"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
-		ip -n "$ns" link set lo up
-	done
+	srv6_setup_ns atk sut rcv
 	veth_link "$atk" e1 "$sut" e1 "$ATK6"/64 "$SUT6"/64 || return
 	veth_link "$sut" e2 "$rcv" e2 2001:db8:2::1/64 2001:db8:2::2/64 ||
 		return

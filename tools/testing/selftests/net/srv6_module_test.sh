@@ -123,17 +123,7 @@ udp_bound()
 
 setup()
 {
-	local ns
-
-	setup_ns snd r refl || exit "$ksft_skip"
-	for ns in "$snd" "$r" "$refl"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.seg6_enabled=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.seg6_enabled=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
-		ip -n "$ns" link set lo up
-	done
+	srv6_setup_ns -f -s snd r refl
 	veth_link "$snd" e1 "$r" e1 2001:db8:12::1/64 2001:db8:12::2/64 || return
 	veth_link "$r" e2 "$refl" e2 2001:db8:23::2/64 2001:db8:23::3/64 || return
 

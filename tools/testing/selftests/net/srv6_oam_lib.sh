@@ -80,6 +80,35 @@ sys.exit(u.find_spec(sys.argv[1]) is None)' "$mod" 2>/dev/null; then
 	done
 }
 
+# srv6_setup_ns [-f] [-4] [-s] NAME...: setup_ns NAME... (or exit with
+# $ksft_skip), then in each namespace DAD off, for "all" and for the
+# devices still to come (a device takes its defaults when it is made, and
+# an address in DAD is not usable), and with -f IPv6 forwarding, -4 IPv4
+# forwarding, -s SRv6 (seg6_enabled, "all" and the devices to come).
+srv6_setup_ns()
+{
+	local __opt __name __sysctls
+
+	__sysctls=(net.ipv6.conf.all.accept_dad=0
+		   net.ipv6.conf.default.accept_dad=0)
+	OPTIND=1
+	while getopts f4s __opt; do
+		case $__opt in
+		f) __sysctls+=(net.ipv6.conf.all.forwarding=1) ;;
+		4) __sysctls+=(net.ipv4.ip_forward=1) ;;
+		s) __sysctls+=(net.ipv6.conf.all.seg6_enabled=1
+			       net.ipv6.conf.default.seg6_enabled=1) ;;
+		*) return 1 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	setup_ns "$@" || exit "$ksft_skip"
+	for __name in "$@"; do
+		ip netns exec "${!__name}" sysctl -wq "${__sysctls[@]}" ||
+			return
+	done
+}
+
 # veth_link NS1 DEV1 NS2 DEV2 [ADDR1 ADDR2]: a veth pair between two
 # namespaces, both ends up, each given its address (without DAD) if any
 veth_link()

@@ -85,16 +85,8 @@ spoof()
 
 setup()
 {
-	local ns
-
-	setup_ns atk a b || exit "$ksft_skip"
-	# the links come after default.accept_dad=0: a device takes its
-	# defaults when it is made, and an address in DAD is not usable
-	for ns in "$atk" "$a" "$b"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
-		ip -n "$ns" link set lo up
-	done
+	# the links come after it: without DAD from the start
+	srv6_setup_ns atk a b
 	ip link add e1 netns "$atk" type veth peer name e1 netns "$a"
 	ip link add e2 netns "$a" type veth peer name e2 netns "$b"
 	ip -n "$atk" link set e1 up

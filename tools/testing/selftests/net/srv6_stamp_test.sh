@@ -76,20 +76,8 @@ stat_wait()
 
 setup()
 {
-	local ns
-
-	setup_ns snd r2 r3 refl || exit "$ksft_skip"
-	# the links come after default.accept_dad=0: a device takes its
-	# defaults when it is made, and an address in DAD is not usable
-	for ns in "$snd" "$r2" "$r3" "$refl"; do
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.forwarding=1
-		ip netns exec "$ns" sysctl -wq net.ipv4.ip_forward=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.seg6_enabled=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.seg6_enabled=1
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.all.accept_dad=0
-		ip netns exec "$ns" sysctl -wq net.ipv6.conf.default.accept_dad=0
-		ip -n "$ns" link set lo up
-	done
+	# the links come after it: without DAD from the start
+	srv6_setup_ns -f -4 -s snd r2 r3 refl
 	veth_link "$snd" e2 "$r2" e1
 	veth_link "$snd" e3 "$r3" e1
 	veth_link "$refl" e2 "$r2" e4
