@@ -12,7 +12,10 @@
 #   files          optional: the new files the patch adds, one in-tree path a
 #                  line; their content is this repository's file at that path
 # A new file belongs to exactly one patch (checked here), so the files at
-# their in-tree paths in this repository are always the final state.
+# their in-tree paths in this repository are always the final state.  A
+# later patch's upstream.diff may grow it (a helper of a selftest library
+# that comes with its first user): the patch that adds the file adds it as
+# it was before those hunks (grown_source).
 #
 # BASE (make BASE=..., scripts/fetch-sources.sh) is the tree the series is
 # applied to: 6.12 (Debian's linux-source-6.12, $CACHE_DIR/versions.env),
@@ -248,6 +251,28 @@ check_ownership() {
 	[ -z "$missing" ] || die "patches list files that do not exist: $missing"
 }
 
+# grown_source PATH I: the content of new file PATH as the I-th patch (of
+# the arrays names, diffs, ctxs) adds it: the repository's content with the
+# hunks of the later patches' upstream.diff that grow it taken back, last
+# first, in a file under $grow_dir; the repository's file itself where no
+# later patch grows it.
+grown_source() {
+	local f=$1 i=$2 j src tmp=
+	src=$(source_of "$f")
+	for ((j = ${#diffs[@]} - 1; j > i; j--)); do
+		[ -n "${diffs[j]}" ] && grep -qxF "+++ b/$f" "${diffs[j]}" || continue
+		if [ -z "$tmp" ]; then
+			tmp=$grow_dir/$i
+			mkdir -p "$tmp/$(dirname "$f")"
+			cp "$src" "$tmp/$f"
+		fi
+		# shellcheck disable=SC2086 # ctxs[j] is empty or one -CN
+		(cd "$tmp" && git apply -R --include="$f" ${ctxs[j]} "${diffs[j]}") ||
+			die "${names[j]}/upstream.diff does not come off $f (as ${names[i]} adds it)"
+	done
+	if [ -n "$tmp" ]; then echo "$tmp/$f"; else echo "$src"; fi
+}
+
 # index_add PATH SRC: PATH in the index, with SRC's content and mode.
 index_add() {
 	local blob mode=100644
@@ -257,24 +282,35 @@ index_add() {
 }
 
 assemble() {
-	local parent tree n=0 name sdir odir msg diff files f ctx
+	local parent tree n=0 name sdir odir msg diff files f ctx i
+	local names=() sdirs=() odirs=() diffs=() ctxs=() grow_dir
 	base_tree
 	check_ownership
 	upstream_fetch
+	while read -r name sdir odir; do
+		names+=("$name") sdirs+=("$sdir") odirs+=("$odir")
+		diffs+=("$(part upstream.diff "$sdir" "$odir")")
+		if [ "$odir" != - ] && [ -s "$odir/context" ]; then
+			ctxs+=("-C$(cat "$odir/context")")
+		else
+			ctxs+=("")
+		fi
+	done < <(patch_dirs)
+	grow_dir=$(mktemp -d "${TMPDIR:-/tmp}/kernel-tree.XXXXXX")
+	# shellcheck disable=SC2064 # the directory is known now
+	trap "rm -rf '$grow_dir'" EXIT
 	export GIT_INDEX_FILE=$KSRC/.git/srv6-oam-index
 	rm -f "$GIT_INDEX_FILE"
 	parent=$(g rev-parse base)
 	g read-tree "$parent"
-	while read -r name sdir odir; do
+	for ((i = 0; i < ${#names[@]}; i++)); do
+		name=${names[i]} sdir=${sdirs[i]} odir=${odirs[i]} diff=${diffs[i]}
 		msg=$(part message "$sdir" "$odir")
-		diff=$(part upstream.diff "$sdir" "$odir")
 		files=$(part files "$sdir" "$odir")
 		[ -n "$msg" ] && [ -s "$msg" ] || die "$name has no message"
 		check_port "$name" "$sdir" "$odir"
 		ctx=()
-		if [ "$odir" != - ] && [ -s "$odir/context" ]; then
-			ctx=(-C"$(cat "$odir/context")")
-		fi
+		[ -z "${ctxs[i]}" ] || ctx=("${ctxs[i]}")
 		if [ -n "$diff" ] && [ -s "$diff" ]; then
 			g apply --cached --whitespace=error-all "${ctx[@]}" "$diff" ||
 				die "$name/upstream.diff does not apply to $(base_desc)"
@@ -286,7 +322,7 @@ assemble() {
 		fi
 		if [ -n "$files" ]; then
 			for f in $(sed -e 's/#.*//' "$files"); do
-				index_add "$f" "$(source_of "$f")"
+				index_add "$f" "$(grown_source "$f" "$i")"
 			done
 		fi
 		if [ "$odir" != - ] && [ -s "$odir/base.diff" ]; then
@@ -296,7 +332,7 @@ assemble() {
 		tree=$(g write-tree)
 		parent=$(g commit-tree "$tree" -p "$parent" -F "$msg")
 		n=$((n + 1))
-	done < <(patch_dirs)
+	done
 	unset GIT_INDEX_FILE
 	g update-ref refs/heads/srv6-oam "$parent"
 	g checkout -q -f srv6-oam

@@ -649,4 +649,3 @@ int stamp_nl_session_get_dumpit(struct sk_buff *skb,
 	mutex_unlock(&sn->lock);
 	return stamp_dump_done(skb, err);
 }
-
