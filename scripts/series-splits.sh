@@ -47,9 +47,9 @@ ok() { echo "  ok   $*"; }
 fail() { echo "  FAIL $*"; rc=1; }
 
 # The series' commits, in order, by patch number: the leading numbers of
-# a patch's directory name, "0002" of 0002-seg6-end-x-oif, "0001-1" of
-# 0001-1-selftests-net-ioam6-parser-wait (a patch put in before 0001
-# later on), in kernel-tree.sh's order.
+# a patch's directory name, "0004" of 0004-seg6-end-x-oif ("0012-1" of a
+# 0012-1-slug put in before 0012 without renumbering), in kernel-tree.sh's
+# order.
 declare -A commit_of
 numbers=()
 mapfile -t commits < <(git -C "$KSRC" rev-list --reverse base..srv6-oam)
