@@ -103,5 +103,13 @@ for c in stamp-sender pfplm; do
 	check "$c --version runs from the source tree" \
 		"$([ "$got" = "$want" ] && echo 1)" "expected: $want"$'\n'"got: $got"
 done
+# The bench's PF-PLM configuration loads pfplm from bench/cfg, whose
+# Python then looks for srv6_oam there (the link beside plm.py): python3
+# -c searches the working directory first, as python3 plm.py searches
+# plm.py's.
+got=$(cd "$TOP/bench/cfg" && env -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 \
+	python3 -c 'import plm; print(plm.load_pfplm().VERSION)' 2>&1)
+check "bench/cfg/plm.py loads pfplm from the source tree" \
+	"$([ "$got" = "$(sed -n 's/^VERSION = "\(.*\)"$/\1/p' "$TOP/pfplm/pfplm")" ] && echo 1)" "$got"
 
 exit "$failed"

@@ -10,8 +10,9 @@ hosttest    the result lines of the tools' host tests (make check-host);
 
 stamp-sender, pfplm and the SRPerf bench import them by name: make
 install-tools puts the package beside the installed commands, and in the
-source tree a symbolic link srv6_oam -> ../python/srv6_oam sits beside each
-tool, in the directory Python searches first (the script's own).  The
+source tree a symbolic link to python/srv6_oam sits beside each tool (and
+beside bench/cfg/plm.py, which loads pfplm), in the directory Python
+searches first (the script's own).  The
 kernel's selftests keep codecs of their own (a selftest depends on nothing
 outside tools/testing/selftests).  Python 3 standard library only.
 """
