@@ -119,8 +119,8 @@ struct stamp_net {
 };
 
 extern unsigned int stamp_net_id;
-extern unsigned int sessions_max;
-extern unsigned int reflectors_max;
+extern unsigned int stamp_sessions_max;
+extern unsigned int stamp_reflectors_max;
 extern atomic_t stamp_sessions_live;
 
 static inline struct stamp_net *stamp_pernet(struct net *net)

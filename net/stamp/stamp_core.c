@@ -36,12 +36,12 @@
  * of a user namespace, and each session costs a few hundred bytes, per-CPU
  * counters and possibly an HMAC transform.
  */
-unsigned int sessions_max __read_mostly = 4096;
-module_param(sessions_max, uint, 0644);
+unsigned int stamp_sessions_max __read_mostly = 4096;
+module_param_named(sessions_max, stamp_sessions_max, uint, 0644);
 MODULE_PARM_DESC(sessions_max, "Sessions per network namespace (default 4096)");
 
-unsigned int reflectors_max __read_mostly = 64;
-module_param(reflectors_max, uint, 0644);
+unsigned int stamp_reflectors_max __read_mostly = 64;
+module_param_named(reflectors_max, stamp_reflectors_max, uint, 0644);
 MODULE_PARM_DESC(reflectors_max,
 		 "Reflectors per network namespace (default 64)");
 

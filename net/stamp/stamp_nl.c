@@ -168,10 +168,10 @@ static int stamp_reflector_add_set(struct genl_info *info, bool set)
 		goto unlock;
 	}
 	err = -ENOSPC;
-	if (sn->n_reflectors >= READ_ONCE(reflectors_max)) {
+	if (sn->n_reflectors >= READ_ONCE(stamp_reflectors_max)) {
 		NL_SET_ERR_MSG_FMT(info->extack,
 				   "too many reflectors in this namespace (limit %u)",
-				   READ_ONCE(reflectors_max));
+				   READ_ONCE(stamp_reflectors_max));
 		goto unlock;
 	}
 	err = -ENOMEM;
@@ -481,7 +481,7 @@ static int stamp_session_add_set(struct genl_info *info, bool set)
 	if (GENL_REQ_ATTR_CHECK(info, STAMP_A_SESSION_SSID))
 		return -EINVAL;
 	/* Checked again under the lock; this one spares the allocations. */
-	if (!set && READ_ONCE(sn->n_sessions) >= READ_ONCE(sessions_max))
+	if (!set && READ_ONCE(sn->n_sessions) >= READ_ONCE(stamp_sessions_max))
 		goto too_many;
 	ssid = nla_get_u16(info->attrs[STAMP_A_SESSION_SSID]);
 	err = stamp_parse_addr(info, STAMP_A_SESSION_PEER4,
@@ -511,7 +511,7 @@ static int stamp_session_add_set(struct genl_info *info, bool set)
 		NL_SET_ERR_MSG(info->extack, "no such session");
 		goto unlock;
 	}
-	if (sn->n_sessions >= READ_ONCE(sessions_max)) {
+	if (sn->n_sessions >= READ_ONCE(stamp_sessions_max)) {
 		mutex_unlock(&sn->lock);
 		stamp_session_cfg_free(c);
 		goto too_many;
@@ -544,7 +544,7 @@ unlock:
 too_many:
 	NL_SET_ERR_MSG_FMT(info->extack,
 			   "too many sessions in this namespace (limit %u)",
-			   READ_ONCE(sessions_max));
+			   READ_ONCE(stamp_sessions_max));
 	return -ENOSPC;
 }
 
