@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * IPv6 Alternate-Marking (RFC 9343): monitors, counting, closed blocks.
+ */
+
+#ifndef _NET_ALTMARK_H
+#define _NET_ALTMARK_H
+
+#include <linux/skbuff.h>
+#include <linux/types.h>
+#include <uapi/linux/altmark.h>
+
+/* The option (RFC 9343, section 3): type, length 4, then FlowMonID (20
+ * bits), L, D and 10 reserved bits.  Alone in its extension header, it
+ * makes a header of 8 bytes with no padding.
+ */
+#define ALTMARK_OPT_LEN		4
+#define ALTMARK_HDR_LEN		8
+#define ALTMARK_FLOWMON_SHIFT	12
+#define ALTMARK_L		BIT(11)
+#define ALTMARK_D		BIT(10)
+
+struct net;
+
+#if IS_ENABLED(CONFIG_IPV6_ALTMARK)
+__be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
+		  bool delay);
+void altmark_seg6_rcv(struct sk_buff *skb);
+
+DECLARE_STATIC_KEY_FALSE(altmark_rx_key);
+
+static inline void altmark_seg6_input(struct sk_buff *skb)
+{
+	if (static_branch_unlikely(&altmark_rx_key))
+		altmark_seg6_rcv(skb);
+}
+
+int altmark_init(void);
+void altmark_exit(void);
+#else
+static inline __be32 altmark_tx(struct net *net, const struct sk_buff *skb,
+				u32 flowmon, bool delay)
+{
+	return 0;
+}
+
+static inline void altmark_seg6_input(struct sk_buff *skb)
+{
+}
+
+static inline int altmark_init(void)
+{
+	return 0;
+}
+
+static inline void altmark_exit(void)
+{
+}
+#endif
+
+#endif /* _NET_ALTMARK_H */

@@ -1,0 +1,381 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# IPv6 Alternate-Marking (RFC 9343) of seg6 routes, counted per colour and
+# closed into blocks by the kernel at the ingress and at every segment
+# endpoint.
+#
+#  +----+    +----------+    +-----------+    +--------------+    +----+
+#  | hs |----|    r1    |----|    r2     |----|      r3      |----| hd |
+#  +----+    +----------+    +-----------+    +--------------+    +----+
+#            H.Encaps        End fc00:2::e    End.DT6 fc00:3::d6
+#            altmark         netem delay      netem drops every 7th
+#            flowmon 7       DELAY_MS out     packet out (r2 -> r3)
+#
+# r1 marks the pings of hs to fd00:d::a with FlowMonID 7; r1, r2 and r3
+# monitor it.  r1's blocks are what it sent, r2's what reached the first
+# segment endpoint, r3's what reached the last; the loss is injected on
+# r2 -> r3 only, and counted there by ip6tables, independently of the
+# monitors.  The option on the wire is decoded by a parser written from
+# RFC 9343 here, not by the kernel's code.
+
+source lib.sh
+source srv6_oam_lib.sh
+
+readonly FLOWMON=7
+readonly SIDS=fc00:2::e,fc00:3::d6
+readonly PERIOD_MS=4000
+readonly GUARD_MS=1000
+readonly DELAY_MS=200
+readonly PINGS=120
+readonly TMPD=$(mktemp -d)
+
+cleanup()
+{
+	capture_stop
+	cleanup_all_ns
+	rm -rf "$TMPD"
+}
+
+trap cleanup EXIT
+
+srv6_require ip tcpdump jq ip6tables python3
+
+setup()
+{
+	local ns
+
+	srv6_setup_ns -f -s hs r1 r2 r3 hd
+
+	veth_link "$hs" veth0 "$r1" veth0 fd00:1::1/64 fd00:1::2/64
+	veth_link "$r1" veth1 "$r2" veth0 fc00:12::1/64 fc00:12::2/64
+	veth_link "$r2" veth1 "$r3" veth0 fc00:23::2/64 fc00:23::3/64
+	veth_link "$r3" veth1 "$hd" veth0 fd00:d::1/64 fd00:d::a/64
+
+	ip -n "$hs" -6 route add default via fd00:1::2
+	ip -n "$r1" -6 route add default via fc00:12::2
+	ip -n "$r2" -6 route add default via fc00:23::3
+	ip -n "$r2" -6 route add fd00:1::/64 via fc00:12::1
+	ip -n "$r3" -6 route add default via fc00:23::2
+	ip -n "$hd" -6 route add default via fd00:d::1
+
+	ip -n "$r2" -6 route add fc00:2::e/128 encap seg6local action End \
+		dev veth1
+	ip -n "$r3" -6 route add fc00:3::d6/128 encap seg6local \
+		action End.DT6 table 254 dev veth1
+
+	for ns in "$r1" "$r2" "$r3"; do
+		ip netns exec "$ns" sysctl -wq \
+			net.ipv6.altmark.guard_ms="$GUARD_MS" \
+			net.ipv6.altmark.period_ms="$PERIOD_MS" || return
+	done
+}
+
+if ! setup_ns probe || ! ip netns exec "$probe" \
+	test -e /proc/sys/net/ipv6/altmark/period_ms; then
+	echo "SKIP: no IPv6 Alternate-Marking (CONFIG_IPV6_ALTMARK)"
+	exit "$ksft_skip"
+fi
+if ! ip altmark help 2>&1 | grep -q "monitor add"; then
+	echo "SKIP: ip without \"ip altmark\""
+	exit "$ksft_skip"
+fi
+
+setup || exit "$ksft_fail"
+
+# ---- configuration ------------------------------------------------------
+
+route_altmark()
+{
+	ip -n "$r1" -6 -j route show fd00:d::a/128 | jq -c '.[0].altmark'
+}
+
+# the monitors' configuration (not their blocks, which close as time goes)
+monitors()
+{
+	local ns
+
+	for ns in "$r1" "$r2"; do
+		ip -n "$ns" -j altmark monitor show |
+			jq -c '[.[] | [.flowmon, .history, .period_ms]]'
+		ip netns exec "$ns" sysctl -n net.ipv6.altmark.period_ms \
+			net.ipv6.altmark.guard_ms
+	done
+}
+
+RET=0
+ip -n "$r1" -6 route add fd00:d::a/128 encap seg6 mode encap segs "$SIDS" \
+	altmark flowmon "$FLOWMON" segment delay dev veth1
+check_err $? "a route with altmark was refused"
+[ "$(route_altmark)" = '{"flowmon":7,"place":"segment","delay":true}' ]
+check_err $? "the route reads back as $(route_altmark)"
+ip -n "$r1" -6 route show fd00:d::a/128 |
+	grep -q "altmark flowmon 7 segment delay"
+check_err $? "ip route show: $(ip -n "$r1" -6 route show fd00:d::a/128)"
+log_test "seg6 route with altmark: added and read back"
+
+RET=0
+check_refused monitors "FlowMonID" \
+	ip -n "$r1" altmark monitor add flowmon 1048576
+check_refused monitors "history" \
+	ip -n "$r1" altmark monitor add flowmon 1 history 65
+for ns in "$r1" "$r2" "$r3"; do
+	ip -n "$ns" altmark monitor add flowmon "$FLOWMON"
+	check_err $? "monitor add in $ns"
+done
+check_refused monitors "the FlowMonID has a monitor" \
+	ip -n "$r1" altmark monitor add flowmon "$FLOWMON"
+check_refused monitors "no monitor of this FlowMonID" \
+	ip -n "$r1" altmark monitor del flowmon 8
+check_refused monitors "" \
+	ip netns exec "$r1" sysctl -wq net.ipv6.altmark.period_ms=2000
+check_refused monitors "" \
+	ip netns exec "$r2" sysctl -wq net.ipv6.altmark.guard_ms=3000
+[ "$(ip -n "$r1" -j altmark monitor show | jq -c '[.[] | [.flowmon, .history, .period_ms]]')" = \
+	"[[$FLOWMON,16,$PERIOD_MS]]" ]
+check_err $? "monitor show: $(ip -n "$r1" -j altmark monitor show)"
+log_test "monitors: added once, bounds and busy sysctls refused"
+
+# ---- the family through its YNL spec -----------------------------------
+
+# ynl ARGS: the kernel tree's cli.py on the altmark spec, in r1
+ynl()
+{
+	ip netns exec "$r1" python3 "$YNL_CLI" --spec "$YNL_SPEC" \
+		--no-schema --output-json "$@"
+}
+
+# $1 operation, $2 request, $3 what the error must say, $4 description
+check_ynl_refused()
+{
+	local before out
+
+	RET=0
+	before=$(monitors)
+	out=$(ynl --do "$1" --json "$2" 2>&1)
+	check_fail $? "accepted: $1 $2"
+	grep -q "$3" <<< "$out"
+	check_err $? "no \"$3\": $out"
+	[ "$(monitors)" = "$before" ]
+	check_err $? "$1 $2 changed the monitors"
+	log_test "ynl: the kernel refuses $4"
+}
+
+KSRC=${KSRC:-$(cd "$(dirname "$0")/../../../.." && pwd)}
+YNL_CLI=$KSRC/tools/net/ynl/cli.py
+YNL_SPEC=$KSRC/Documentation/netlink/specs/altmark.yaml
+if [ ! -f "$YNL_CLI" ] || [ ! -f "$YNL_SPEC" ] ||
+   ! python3 -c 'import yaml' 2>/dev/null; then
+	log_test_skip "ynl: no $YNL_CLI, $YNL_SPEC or PyYAML (set KSRC)"
+else
+	RET=0
+	out=$(ynl --dump monitor-get 2>&1)
+	jq -e --argjson f "$FLOWMON" 'length == 1 and .[0].flowmon == $f and
+		(.[0].counters | length) == 2' <<< "$out" > /dev/null
+	check_err $? "monitor-get: $out"
+	log_test "ynl: cli.py --dump monitor-get gives what was configured"
+
+	check_ynl_refused monitor-add '{"flowmon": 1048576}' \
+		"out of range" "a FlowMonID past 20 bits"
+	check_ynl_refused monitor-add '{"flowmon": 9, "history": 1}' \
+		"out of range" "a history of one block"
+	check_ynl_refused monitor-add '{"history": 4}' \
+		"miss-type" "monitor-add without a FlowMonID"
+	check_ynl_refused monitor-del '{"flowmon": 9, "history": 4}' \
+		"Unknown attribute type" "history in monitor-del (its own policy)"
+fi
+
+# ---- the option on the wire ---------------------------------------------
+
+# decode PCAP: each IPv6 packet's AltMark options, parsed from RFC 9343
+# (section 3) and RFC 8200 here: "PLACE FLOWMON L D RESERVED" a line,
+# PLACE being hop (Hop-by-Hop), segment (Destination Options before the
+# routing header) or dest (after it).
+decode()
+{
+	python3 - "$1" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+magic = struct.unpack("<I", data[:4])[0]
+end = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+link = struct.unpack(end + "I", data[20:24])[0]
+off = 24
+while off + 16 <= len(data):
+    incl = struct.unpack(end + "I", data[off + 8:off + 12])[0]
+    pkt = data[off + 16:off + 16 + incl]
+    off += 16 + incl
+    if link == 1:                       # Ethernet
+        if pkt[12:14] != b"\x86\xdd":
+            continue
+        pkt = pkt[14:]
+    if len(pkt) < 40 or pkt[0] >> 4 != 6:
+        continue
+    nh, pos, seen_rh = pkt[6], 40, False
+    while nh in (0, 43, 60) and pos + 8 <= len(pkt):
+        hlen = (pkt[pos + 1] + 1) * 8
+        if nh == 43:
+            seen_rh = True
+        else:
+            place = "hop" if nh == 0 else ("dest" if seen_rh else "segment")
+            i = pos + 2
+            while i < pos + hlen:
+                t = pkt[i]
+                if t == 0:
+                    i += 1
+                    continue
+                ln = pkt[i + 1]
+                if t == 0x12:
+                    if ln != 4:
+                        print(place, "badlen", ln)
+                    else:
+                        w = struct.unpack(">I", pkt[i + 2:i + 6])[0]
+                        print(place, w >> 12, (w >> 11) & 1, (w >> 10) & 1,
+                              w & 0x3ff)
+                i += 2 + ln
+        nh, pos = pkt[pos], pos + hlen
+EOF
+}
+
+# one_ping PLACE: the option of one ping's packet as r2 receives it
+one_ping()
+{
+	local pcap=$TMPD/$1.pcap
+
+	ip -n "$r1" -6 route change fd00:d::a/128 encap seg6 mode encap \
+		segs "$SIDS" altmark flowmon "$FLOWMON" "$1" dev veth1 ||
+		return
+	capture_start "$r2" veth0 "$pcap" ip6 and dst fc00:2::e || return
+	ip netns exec "$hs" ping -6 -c 1 -W 5 fd00:d::a > /dev/null
+	capture_wait "$pcap" 1
+	capture_stop
+	decode "$pcap" | head -n 1
+}
+
+RET=0
+for place in hop segment dest; do
+	got=$(one_ping "$place")
+	read -r p id l d rsv <<< "$got"
+	[ "$p" = "$place" ] && [ "$id" = "$FLOWMON" ] && [ "$rsv" = 0 ] &&
+		[ "$d" = 0 ] && { [ "$l" = 0 ] || [ "$l" = 1 ]; }
+	check_err $? "placement $place: the option decodes as \"$got\""
+done
+log_test "the option on the wire: hop, segment and dest placements"
+
+# ---- exact loss per block and per segment, mean delay ---------------------
+
+ip -n "$r1" -6 route change fd00:d::a/128 encap seg6 mode encap \
+	segs "$SIDS" altmark flowmon "$FLOWMON" segment delay dev veth1
+tc -n "$r1" qdisc add dev veth1 root netem delay "${DELAY_MS}ms"
+ip netns exec "$r2" ip6tables -A FORWARD -d fc00:3::d6 \
+	-m statistic --mode nth --every 7 --packet 3 -j DROP
+
+# blocks NS: "number packets bytes ts_sum dmark flags" of each closed block
+blocks()
+{
+	ip -n "$1" -j altmark monitor show flowmon "$FLOWMON" |
+		jq -r '.[0].blocks[] | "\(.number) \(.packets) \(.bytes) \(.ts_sum) \(.dmark_ns // -1) \(.partial) \(.unsure)"'
+}
+
+sent_total()
+{
+	ip -n "$r1" -s -j altmark monitor show flowmon "$FLOWMON" |
+		jq '[.[0].counters[].packets] | add'
+}
+
+closed_total()
+{
+	blocks "$1" | awk '{ n += $2 } END { print n + 0 }'
+}
+
+last_block()
+{
+	blocks "$1" | awk 'END { print $1 + 0 }'
+}
+
+# every packet r1 sent is in one of its closed blocks, and r2 and r3 have
+# closed that block too
+all_closed()
+{
+	local last
+
+	[ "$(closed_total "$r1")" -eq "$(sent_total)" ] || return
+	last=$(last_block "$r1")
+	[ "$(last_block "$r2")" -ge "$last" ] &&
+		[ "$(last_block "$r3")" -ge "$last" ]
+}
+
+# fresh monitors: their blocks hold the pings below and nothing else
+for ns in "$r1" "$r2" "$r3"; do
+	ip -n "$ns" altmark monitor del flowmon "$FLOWMON"
+	ip -n "$ns" altmark monitor add flowmon "$FLOWMON"
+done
+ip netns exec "$hs" ping -6 -q -i 0.05 -c "$PINGS" -W 1 fd00:d::a > /dev/null
+RET=0
+slowwait $((4 * PERIOD_MS / 1000 + 120)) all_closed
+check_err $? "the blocks of the pings were not all closed"
+drops=$(ip netns exec "$r2" ip6tables -L FORWARD -v -x -n |
+	awk '$3 == "DROP" { print $1 }')
+
+blocks "$r1" > "$TMPD/r1"
+blocks "$r2" > "$TMPD/r2"
+blocks "$r3" > "$TMPD/r3"
+python3 - "$TMPD" "$drops" "$PINGS" "$DELAY_MS" <<'EOF'
+import sys
+d, drops, pings, delay_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+def load(n):
+    b = {}
+    for line in open(f"{d}/{n}"):
+        num, pk, by, ts, dm, partial, unsure = line.split()
+        b[int(num)] = (int(pk), int(by), int(ts), int(dm), unsure == "true")
+    return b
+r1, r2, r3 = load("r1"), load("r2"), load("r3")
+bad = []
+seg1 = seg2 = 0
+delays = []
+for n, (pk, by, ts, dm, unsure) in sorted(r1.items()):
+    if pk == 0:
+        continue
+    if n not in r2 or n not in r3:
+        bad.append(f"block {n}: not closed downstream")
+        continue
+    if unsure or r2[n][4] or r3[n][4]:
+        bad.append(f"block {n}: unsure")
+    if r2[n][0] != pk or r2[n][1] != by:
+        bad.append(f"block {n}: r1 sent {pk} ({by} B), r2 got {r2[n][0]} ({r2[n][1]} B)")
+    seg1 += pk - r2[n][0]
+    seg2 += r2[n][0] - r3[n][0]
+    if r2[n][0] == pk:
+        delays.append((r2[n][2] - ts) / pk / 1e6)
+    if dm >= 0 and r2[n][3] >= 0:
+        delays.append((r2[n][3] - dm) / 1e6)
+total = sum(v[0] for v in r1.values())
+if total != pings:
+    bad.append(f"r1 closed {total} packets, not the {pings} pings")
+if seg1 != 0:
+    bad.append(f"r1 -> r2 lost {seg1}, not 0")
+if seg2 != drops or drops == 0:
+    bad.append(f"r2 -> r3 lost {seg2}, ip6tables dropped {drops}")
+for dl in delays:
+    if not delay_ms <= dl <= delay_ms * 1.05:
+        bad.append(f"mean delay {dl:.2f} ms, netem's {delay_ms} ms")
+if not delays:
+    bad.append("no delay measured")
+print("\n".join(bad) if bad else f"{total} packets, lost r2->r3 {seg2}, delays {['%.1f' % x for x in delays]}")
+sys.exit(1 if bad else 0)
+EOF
+check_err $? "the blocks do not add up"
+log_test "exact loss per block and per segment, mean and double-marked delay"
+
+# ---- what the network sends ------------------------------------------------
+
+RET=0
+before=$(ip -n "$r2" -j altmark monitor show | jq -c '[.[] | .flowmon]')
+ip -n "$r2" altmark monitor del flowmon "$FLOWMON"
+check_err $? "monitor del"
+ip netns exec "$hs" ping -6 -q -c 3 -W 2 fd00:d::a > /dev/null
+check_err $? "the flow stops when a transit node stops monitoring it"
+[ "$(ip -n "$r2" -j altmark monitor show | jq length)" = 0 ]
+check_err $? "an unmonitored FlowMonID made state: $before"
+log_test "an unmonitored FlowMonID is passed and counted nowhere"
+
+exit "$EXIT_STATUS"
