@@ -298,7 +298,15 @@ def srv6_frame(traffic, size, src_mac, dst_mac):
                       len(segs) - 1, 0, 0)
     srh += b"".join(socket.inet_pton(socket.AF_INET6, a)
                     for a in reversed(segs))
-    outer = _ipv6("fd00:1::1", segs[len(segs) - 1 - segleft], 43, srh + inner,
+    hdrs, nh = srh + inner, 43
+    # "altmark": FlowMonID: the RFC 9343 option of that FlowMonID (colour
+    # 0, no D flag) alone in a Destination Options header before the SRH,
+    # as a seg6 route with "altmark ... segment" sends it.
+    if "altmark" in traffic["encap"]:
+        word = int(traffic["encap"]["altmark"]) << 12
+        hdrs = struct.pack("!BBBBI", 43, 0, 0x12, 4, word) + hdrs
+        nh = 60
+    outer = _ipv6("fd00:1::1", segs[len(segs) - 1 - segleft], nh, hdrs,
                   tc=int(traffic["encap"].get("tc", 0)))
     return _ether(src_mac, dst_mac, 0x86dd, outer)
 

@@ -273,7 +273,8 @@ ip netns exec "$r2" ip6tables -A FORWARD -d fc00:3::d6 \
 blocks()
 {
 	ip -n "$1" -j altmark monitor show flowmon "$FLOWMON" |
-		jq -r '.[0].blocks[] | "\(.number) \(.packets) \(.bytes) \(.ts_sum) \(.dmark_ns // -1) \(.partial) \(.unsure)"'
+		jq -r '.[0].blocks[] | [.number, .packets, .bytes, .ts_sum,
+			(.dmark_ns // -1), .partial, .unsure] | join(" ")'
 }
 
 sent_total()
@@ -360,7 +361,11 @@ for dl in delays:
         bad.append(f"mean delay {dl:.2f} ms, netem's {delay_ms} ms")
 if not delays:
     bad.append("no delay measured")
-print("\n".join(bad) if bad else f"{total} packets, lost r2->r3 {seg2}, delays {['%.1f' % x for x in delays]}")
+if bad:
+    print("\n".join(bad))
+else:
+    print(f"{total} packets, lost r2->r3 {seg2},",
+          "delays", " ".join("%.1f" % x for x in delays))
 sys.exit(1 if bad else 0)
 EOF
 check_err $? "the blocks do not add up"

@@ -26,6 +26,7 @@ ETH_P_IP, ETH_P_IPV6 = 0x0800, 0x86DD
 NH_HOP, NH_ROUTING, NH_DEST, NH_UDP, NH_NONE = 0, 43, 60, 17, 59
 IOAM, IOAM_DEST, ROUTER_ALERT = 0x31, 0x11, 0x05
 IOAM_PREALLOC, IOAM_E2E, IOAM_DEX = 0, 3, 4
+ALTMARK = 0x12			# RFC 9343
 KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
 # values a length, count or index field most likely mishandles
 EDGES = (0, 1, 2, 3, 4, 7, 8, 15, 16, 0x7f, 0x80, 0xfe, 0xff)
@@ -182,6 +183,28 @@ def templates(a):
         Template("ioam-two", True, a.src6, a.rcv6, NH_HOP,
                  hbh_two + pl, len(hbh_two), opt_fields + [20, 21, 22, 23]),
     ]
+    # AltMark (RFC 9343): FlowMonID 7, which the SUT monitors, before the
+    # SRH to its End SID (every segment endpoint counts it), after an SRH
+    # with no segment left (the final destination counts it), and twice
+    # in one header (counted nowhere).
+    am = struct.pack("!BBI", ALTMARK, 4, 7 << 12 | 1 << 11)
+    doh_seg = opt_hdr(NH_ROUTING, am)
+    doh_two = opt_hdr(NH_ROUTING, am + am)
+    s_dest = srh(segs, 0, nh=NH_DEST)
+    doh_dest = opt_hdr(NH_UDP, am)
+    am_fields = [1, 2, 3, 4, 5, 6, 7]
+    t["altmark"] = [
+        Template("altmark-segment", True, a.src6, a.sid, NH_DEST,
+                 doh_seg + s1, len(doh_seg) + 40,
+                 am_fields + [len(doh_seg) + f for f in srh_fields]),
+        Template("altmark-dest", True, a.src6, a.sid, NH_ROUTING,
+                 s_dest + doh_dest + udp(5006, 9, bytes(16)),
+                 len(s_dest) + len(doh_dest),
+                 [1, 3] + [len(s_dest) + f for f in am_fields]),
+        Template("altmark-two", True, a.src6, a.sid, NH_DEST,
+                 doh_two + s1, len(doh_two) + 40,
+                 am_fields + [8 + f for f in range(8)]),
+    ]
     return t
 
 
@@ -307,7 +330,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("cmd", choices=("send", "show", "count"))
     p.add_argument("--target", required=True, choices=("srh", "stamp",
-                                                       "ioam"))
+                                                       "ioam", "altmark"))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=1000,
                    help="random packets after the truncations")

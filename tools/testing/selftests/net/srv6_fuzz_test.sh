@@ -4,8 +4,10 @@
 # Malformed packets against every packet parser of srv6-oam: the SRH
 # (ip6t_srh's --srh-sid-list, hash:sr6's kadt, seg6local End), the STAMP
 # Session-Reflector (stateless, stateful, authenticated, SRv6 return path,
-# IPv6 and IPv4) and the IOAM6 options (transit trace, domain-egress
-# removal, Direct Export, Edge-to-Edge).  srv6_fuzz.py sends, for each
+# IPv6 and IPv4), the IOAM6 options (transit trace, domain-egress
+# removal, Direct Export, Edge-to-Edge) and, where the kernel has it, the
+# AltMark option (RFC 9343) at an SRv6 endpoint that monitors its
+# FlowMonID (before the SRH, after it, twice in one header).  srv6_fuzz.py sends, for each
 # target, each well-formed packet truncated at every byte and then
 # FUZZ_COUNT mutated ones, as raw frames from atk to the SUT:
 #
@@ -43,6 +45,10 @@ readonly SID=fc00:a::e
 readonly RCV6=fc00:b::1
 readonly RCV_SID=fc00:b::e
 readonly ATK6=2001:db8:1::9
+# the AltMark target (run once, not under the churns), where the kernel
+# has Alternate-Marking
+ALTMARK=
+[ -e /proc/sys/net/ipv6/altmark ] && ALTMARK=yes
 readonly KEY=00112233445566778899aabbccddeeff
 
 cleanup()
@@ -105,6 +111,10 @@ configure()
 	$s sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
 	ip -n "$ns" -6 route add "$SID"/128 encap seg6local action End \
 		dev e2 || return
+	# the AltMark option's FlowMonID, where the kernel has it
+	if [ -n "$ALTMARK" ]; then
+		ip -n "$ns" altmark monitor add flowmon 7 || return
+	fi
 
 	# SRH parsers: ip6t_srh --srh-sid-list both ways round, its revision
 	# 1 (previous, next and last SID), and a hash:sr6 set with counters,
@@ -238,6 +248,28 @@ run()
 	[ "$s1" -eq "$s0" ]
 	check_err $? "the kernel log reports a bug: $(srv6_splat_tail 3)"
 	log_test "fuzz $desc: $total packets, seed $SEED"
+}
+
+# the packets the AltMark monitor counted, both colours
+altmark_packets()
+{
+	ip -n "$sut" -s -j altmark monitor show flowmon 7 |
+		jq '[.[0].counters[].packets] | add'
+}
+
+pre_altmark()
+{
+	am0=$(altmark_packets)
+}
+
+post_altmark()
+{
+	local am1
+
+	am1=$(altmark_packets)
+	# the well-formed options (the truncations' early packets at least)
+	[ "${am1:-0}" -gt "${am0:-0}" ]
+	check_err $? "the AltMark monitor counted nothing (${am0:-?} -> ${am1:-?})"
 }
 
 pre_srh()
@@ -478,6 +510,11 @@ log_test "before: the SUT forwards, reflects and answers"
 run srh "SRH (ip6t_srh, hash:sr6, End)"
 run stamp "STAMP reflectors"
 run ioam "IOAM6 trace, DEX, E2E, domain egress"
+if [ -n "$ALTMARK" ]; then
+	run altmark "AltMark option at an SRv6 endpoint"
+else
+	log_test_skip "fuzz AltMark: no IPv6 Alternate-Marking in this kernel"
+fi
 netns_churn
 churn
 

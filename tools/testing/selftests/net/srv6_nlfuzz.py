@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Netlink fuzzer of srv6_nlfuzz_test.sh.  For a generic netlink family
-# (STAMP, IOAM6) it asks the kernel for the family's operations and their
+# (STAMP, altmark, IOAM6) it asks the kernel for the family's operations and their
 # attribute policies (CTRL_CMD_GETFAMILY, CTRL_CMD_GETPOLICY); for the
 # attributes srv6-oam adds elsewhere, which no kernel interface describes,
 # it has their policies written out below:
@@ -111,10 +111,15 @@ INTS = {NL_ATTR_TYPE_U8: (1, False), NL_ATTR_TYPE_U16: (2, False),
         NL_ATTR_TYPE_S32: (4, True), NL_ATTR_TYPE_S64: (8, True),
         NL_ATTR_TYPE_UINT: (8, False), NL_ATTR_TYPE_SINT: (8, True)}
 
+# The attributes of an altmark monitor that change by themselves
+# (ALTMARK_A_MONITOR_COUNTERS, ALTMARK_A_MONITOR_BLOCK)
+ALTMARK_A_MONITOR_TIMED = (4, 5)
+
 # The operations of the families that srv6-oam adds: every refusal of
 # theirs must say why.  IOAM6's others are upstream's, which refuse some
 # requests with a bare error number; they are counted, not failed.
 OURS = {'stamp': None,			# all of them
+        'altmark': None,
         'IOAM6': {8, 9}}		# IOAM6_CMD_DUMP_E2E, IOAM6_CMD_RESET_E2E
 
 
@@ -281,8 +286,18 @@ class Family:
         out = []
         for cmd in self.dump_ops():
             err, _, rep = nl.request(self.id, cmd, b'', dump=True)
+            if self.name == 'altmark':
+                rep = [self.altmark_config(r) for r in rep]
             out.append((cmd, err, tuple(sorted(rep))))
         return out
+
+    @staticmethod
+    def altmark_config(body):
+        """An altmark monitor's configuration, without what changes as
+        time goes (its counters and closed blocks)"""
+        keep = b''.join(nla(t, v) for t, v in attrs(body[4:])
+                        if t not in ALTMARK_A_MONITOR_TIMED)
+        return body[:4] + keep
 
     def describe(self):
         return {str(c): f for c, f in sorted(self.ops.items())}

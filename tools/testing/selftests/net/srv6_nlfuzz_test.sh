@@ -140,7 +140,10 @@ if ! setpriv --reuid=65534 --regid=65534 --clear-groups \
 	unshare -Urn true 2> /dev/null; then
 	userns=
 fi
-for family in stamp IOAM6 seg6local ioam6-lwt hash:sr6 srh srh-legacy; do
+families=(stamp IOAM6 seg6local ioam6-lwt hash:sr6 srh srh-legacy)
+# Alternate-Marking, where the kernel has it
+[ -e /proc/sys/net/ipv6/altmark ] && families+=(altmark)
+for family in "${families[@]}"; do
 	fuzz "$family" root
 	if [ -n "$userns" ]; then
 		fuzz "$family" userns
