@@ -67,8 +67,10 @@ struct altmark_mon {
 	u32 flowmon;
 	u64 period_ns;
 	struct altmark_pcpu __percpu *pcpu;
-	/* the block whose double-marked packet was counted, and when */
-	atomic64_t dmark_number;
+	/* per colour: the block whose double-marked packet was counted,
+	 * and when (the next block's D packet comes before this one closes)
+	 */
+	atomic64_t dmark_number[2];
 	u64 dmark_ns[2];
 
 	/* closing, under altmark_net.lock */
@@ -115,10 +117,9 @@ static unsigned int altmark_skb_packets(const struct sk_buff *skb,
 	unsigned int segs, hdr;
 
 	*len = skb->len;
-	if (!skb_is_gso(skb) || shinfo->gso_segs <= 1)
+	if (!skb_is_gso(skb) || shinfo->gso_segs == 1)
 		return 1;
 
-	segs = shinfo->gso_segs;
 	if (skb->encapsulation) {
 		hdr = skb_inner_transport_offset(skb);
 		if (tcp)
@@ -130,6 +131,12 @@ static unsigned int altmark_skb_packets(const struct sk_buff *skb,
 	}
 	if (shinfo->gso_type & SKB_GSO_UDP_L4)
 		hdr += sizeof(struct udphdr);
+	/* an untrusted source's (SKB_GSO_DODGY) may not say */
+	segs = shinfo->gso_segs;
+	if (!segs && shinfo->gso_size && skb->len > hdr)
+		segs = DIV_ROUND_UP(skb->len - hdr, shinfo->gso_size);
+	if (segs <= 1)
+		return 1;
 	*len += (segs - 1) * hdr;
 	return segs;
 }
@@ -153,9 +160,10 @@ static void altmark_count(struct altmark_mon *mon, unsigned int c,
 /* The first packet of block n with the D flag: when it was counted. */
 static bool altmark_dmark(struct altmark_mon *mon, u64 n, u64 off)
 {
-	s64 old = atomic64_read(&mon->dmark_number);
+	atomic64_t *number = &mon->dmark_number[n & 1];
+	s64 old = atomic64_read(number);
 
-	if (old == n || !atomic64_try_cmpxchg(&mon->dmark_number, &old, n))
+	if (old == n || !atomic64_try_cmpxchg(number, &old, n))
 		return false;
 	WRITE_ONCE(mon->dmark_ns[n & 1], off);
 	return true;
@@ -192,9 +200,10 @@ __be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
 	if (mon) {
 		unsigned int packets, len;
 
-		if (delay && altmark_dmark(mon, n, off))
-			word |= ALTMARK_D;
 		packets = altmark_skb_packets(skb, &len);
+		/* not on a GSO packet: each segment would carry it */
+		if (delay && packets == 1 && altmark_dmark(mon, n, off))
+			word |= ALTMARK_D;
 		altmark_count(mon, c, packets, len, off);
 	}
 	rcu_read_unlock();
@@ -214,9 +223,10 @@ static void altmark_rx(struct net *net, const struct sk_buff *skb,
 	struct altmark_mon *mon;
 	u64 now, n, off;
 
+	rcu_read_lock();
 	mon = xa_load(&an->mons, word >> ALTMARK_FLOWMON_SHIFT);
 	if (!mon)
-		return;
+		goto out;
 
 	c = !!(word & ALTMARK_L);
 	now = ktime_get_clocktai_ns();
@@ -228,6 +238,8 @@ static void altmark_rx(struct net *net, const struct sk_buff *skb,
 		altmark_dmark(mon, n, off);
 	packets = altmark_skb_packets(skb, &len);
 	altmark_count(mon, c, packets, len, off);
+out:
+	rcu_read_unlock();
 }
 
 /* Find the AltMark option of the Destination Options header at @off:
@@ -321,14 +333,19 @@ void altmark_seg6_rcv(struct sk_buff *skb)
 		case NEXTHDR_HOP:
 			break;
 		case NEXTHDR_ROUTING:
+			if (h[2] != IPV6_SRCRT_TYPE_4)
+				return;
 			after_rh = true;
 			last = !h[3];	/* Segments Left */
 			break;
 		case NEXTHDR_DEST:
 			if (after_rh && !last)
 				return;
-			if (altmark_find_opt(skb, off, &data) == 1)
+			/* one count per packet, whatever else it carries */
+			if (altmark_find_opt(skb, off, &data) == 1) {
 				altmark_rx(dev_net(skb->dev), skb, data);
+				return;
+			}
 			if (after_rh)
 				return;
 			break;
@@ -391,6 +408,7 @@ static void altmark_close(struct altmark_net *an, u64 n, u64 now)
 			ts += t;
 		}
 
+		cond_resched();
 		b = &mon->blocks[(mon->head + mon->count) % mon->history];
 		if (mon->count < mon->history)
 			mon->count++;
@@ -408,7 +426,7 @@ static void altmark_close(struct altmark_net *an, u64 n, u64 now)
 		else if (mon->closed[c] != n - 2 ||
 			 now >= (n + 2) * mon->period_ns)
 			b->flags |= ALTMARK_BLOCK_FLAGS_UNSURE;
-		if (atomic64_read(&mon->dmark_number) == n) {
+		if (atomic64_read(&mon->dmark_number[c]) == n) {
 			b->flags |= ALTMARK_BLOCK_FLAGS_DMARK;
 			b->dmark_ns = READ_ONCE(mon->dmark_ns[c]);
 		}
@@ -478,7 +496,8 @@ int altmark_nl_monitor_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	mon->flowmon = flowmon;
 	mon->history = history;
-	atomic64_set(&mon->dmark_number, -1);
+	atomic64_set(&mon->dmark_number[0], -1);
+	atomic64_set(&mon->dmark_number[1], -1);
 
 	mutex_lock(&an->lock);
 	if (an->count >= ALTMARK_MONITORS_MAX) {

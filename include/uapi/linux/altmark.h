@@ -11,7 +11,7 @@
 
 #define ALTMARK_FLOWMON_MAX	1048575
 #define ALTMARK_HISTORY_DEFAULT	16
-#define ALTMARK_HISTORY_MAX	64
+#define ALTMARK_HISTORY_MAX	32
 
 /**
  * enum altmark_place - Where the ingress puts the option (RFC 9343, section

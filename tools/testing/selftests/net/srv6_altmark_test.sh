@@ -118,7 +118,7 @@ RET=0
 check_refused monitors "FlowMonID" \
 	ip -n "$r1" altmark monitor add flowmon 1048576
 check_refused monitors "history" \
-	ip -n "$r1" altmark monitor add flowmon 1 history 65
+	ip -n "$r1" altmark monitor add flowmon 1 history 33
 for ns in "$r1" "$r2" "$r3"; do
 	ip -n "$ns" altmark monitor add flowmon "$FLOWMON"
 	check_err $? "monitor add in $ns"
@@ -347,7 +347,10 @@ for n, (pk, by, ts, dm, unsure) in sorted(r1.items()):
     seg2 += r2[n][0] - r3[n][0]
     if r2[n][0] == pk:
         delays.append((r2[n][2] - ts) / pk / 1e6)
-    if dm >= 0 and r2[n][3] >= 0:
+    # the first packet of every block is double-marked (no GSO here)
+    if dm < 0 or r2[n][3] < 0:
+        bad.append(f"block {n}: no double-marked packet (r1 {dm}, r2 {r2[n][3]})")
+    else:
         delays.append((r2[n][3] - dm) / 1e6)
 total = sum(v[0] for v in r1.values())
 if total != pings:
