@@ -293,11 +293,11 @@ class Family:
 
     @staticmethod
     def altmark_config(body):
-        """An altmark monitor's configuration, without what changes as
-        time goes (its counters and closed blocks)"""
-        keep = b''.join(nla(t, v) for t, v in attrs(body[4:])
+        """An altmark monitor's configuration (its attributes, after the
+        genl header), without what changes as time goes: its counters and
+        closed blocks"""
+        return b''.join(nla(t, v) for t, v in attrs(body)
                         if t not in ALTMARK_A_MONITOR_TIMED)
-        return body[:4] + keep
 
     def describe(self):
         return {str(c): f for c, f in sorted(self.ops.items())}
