@@ -21,10 +21,12 @@
 #define ALTMARK_D		BIT(10)
 
 struct net;
+struct altmark_mon;
 
 #if IS_ENABLED(CONFIG_IPV6_ALTMARK)
 __be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
-		  bool delay);
+		  bool delay, struct altmark_mon __rcu **cache);
+void altmark_tx_release(struct altmark_mon __rcu **cache);
 void altmark_seg6_rcv(struct sk_buff *skb);
 
 DECLARE_STATIC_KEY_FALSE(altmark_rx_key);
@@ -39,9 +41,14 @@ int altmark_init(void);
 void altmark_exit(void);
 #else
 static inline __be32 altmark_tx(struct net *net, const struct sk_buff *skb,
-				u32 flowmon, bool delay)
+				u32 flowmon, bool delay,
+				struct altmark_mon __rcu **cache)
 {
 	return 0;
+}
+
+static inline void altmark_tx_release(struct altmark_mon __rcu **cache)
+{
 }
 
 static inline void altmark_seg6_input(struct sk_buff *skb)

@@ -83,6 +83,9 @@ struct altmark_mon {
 	unsigned int head;
 	unsigned int count;
 
+	/* the namespace's, and each route's that counts into it */
+	refcount_t ref;
+	bool dead;
 	struct rcu_head rcu;
 	struct altmark_block blocks[];
 };
@@ -104,6 +107,30 @@ static unsigned int altmark_net_id __read_mostly;
 static struct altmark_net *altmark_pernet(struct net *net)
 {
 	return net_generic(net, altmark_net_id);
+}
+
+static void altmark_mon_free_rcu(struct rcu_head *head)
+{
+	struct altmark_mon *mon = container_of(head, struct altmark_mon, rcu);
+
+	free_percpu(mon->pcpu);
+	kfree(mon);
+}
+
+static void altmark_mon_put(struct altmark_mon *mon)
+{
+	if (refcount_dec_and_test(&mon->ref))
+		call_rcu(&mon->rcu, altmark_mon_free_rcu);
+}
+
+/* A deleted monitor: freed once the routes that count into it have let
+ * it go, which they do at their next packet.
+ */
+static void altmark_mon_free(struct altmark_mon *mon)
+{
+	static_branch_dec(&altmark_rx_key);
+	WRITE_ONCE(mon->dead, true);
+	altmark_mon_put(mon);
 }
 
 /* The packets an skb is sent as, and their bytes: one, or the segments of
@@ -169,17 +196,52 @@ static bool altmark_dmark(struct altmark_mon *mon, u64 n, u64 off)
 	return true;
 }
 
+/* The route's monitor, looked up again once the one it had is deleted:
+ * the route holds a reference to it, so that the lookup is not made per
+ * packet.
+ */
+static noinline struct altmark_mon *
+altmark_tx_lookup(struct altmark_net *an, u32 flowmon,
+		  struct altmark_mon __rcu **cache)
+{
+	struct altmark_mon *mon, *old;
+
+	mon = xa_load(&an->mons, flowmon);
+	if (mon && !refcount_inc_not_zero(&mon->ref))
+		mon = NULL;
+	if (!mon && !rcu_access_pointer(*cache))
+		return NULL;
+
+	old = unrcu_pointer(xchg(cache, RCU_INITIALIZER(mon)));
+	if (old)
+		altmark_mon_put(old);
+	return mon;
+}
+
+/**
+ * altmark_tx_release - drop a route's reference to its monitor
+ * @cache: the route's monitor, as altmark_tx() keeps it
+ */
+void altmark_tx_release(struct altmark_mon __rcu **cache)
+{
+	struct altmark_mon *mon = unrcu_pointer(xchg(cache, NULL));
+
+	if (mon)
+		altmark_mon_put(mon);
+}
+
 /**
  * altmark_tx - colour a packet at the ingress, and count it
  * @net: the namespace of the route
  * @skb: the packet, with the option, its IPv6 header at skb->data
  * @flowmon: the route's FlowMonID
  * @delay: double-mark one packet per block (the D flag)
+ * @cache: the route's monitor, kept here; altmark_tx_release() drops it
  *
  * Return: the option's data word (FlowMonID, L, D), network order.
  */
 __be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
-		  bool delay)
+		  bool delay, struct altmark_mon __rcu **cache)
 {
 	struct altmark_net *an = altmark_pernet(net);
 	u64 now = ktime_get_clocktai_ns();
@@ -196,7 +258,9 @@ __be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
 		word |= ALTMARK_L;
 
 	rcu_read_lock();
-	mon = xa_load(&an->mons, flowmon);
+	mon = rcu_dereference(*cache);
+	if (unlikely(!mon || READ_ONCE(mon->dead)))
+		mon = altmark_tx_lookup(an, flowmon, cache);
 	if (mon) {
 		unsigned int packets, len;
 
@@ -357,20 +421,6 @@ void altmark_seg6_rcv(struct sk_buff *skb)
 	}
 }
 
-static void altmark_mon_free_rcu(struct rcu_head *head)
-{
-	struct altmark_mon *mon = container_of(head, struct altmark_mon, rcu);
-
-	free_percpu(mon->pcpu);
-	kfree(mon);
-}
-
-static void altmark_mon_free(struct altmark_mon *mon)
-{
-	static_branch_dec(&altmark_rx_key);
-	call_rcu(&mon->rcu, altmark_mon_free_rcu);
-}
-
 static u64 altmark_now_block(const struct altmark_net *an)
 {
 	return div64_u64(ktime_get_clocktai_ns(), an->period_ns);
@@ -496,6 +546,7 @@ int altmark_nl_monitor_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	mon->flowmon = flowmon;
 	mon->history = history;
+	refcount_set(&mon->ref, 1);
 	atomic64_set(&mon->dmark_number[0], -1);
 	atomic64_set(&mon->dmark_number[1], -1);
 
@@ -586,7 +637,7 @@ static int altmark_put_counters(struct sk_buff *skb,
 
 		nest = nla_nest_start(skb, ALTMARK_A_MONITOR_COUNTERS);
 		if (!nest ||
-		    nla_put_u8(skb, ALTMARK_A_COUNTERS_COLOUR, c) ||
+		    nla_put_u32(skb, ALTMARK_A_COUNTERS_COLOUR, c) ||
 		    nla_put_u64_64bit(skb, ALTMARK_A_COUNTERS_PACKETS, packets,
 				      ALTMARK_A_COUNTERS_PAD) ||
 		    nla_put_u64_64bit(skb, ALTMARK_A_COUNTERS_BYTES, bytes,

@@ -433,4 +433,16 @@ check_err $? "the flow stops when a transit node stops monitoring it"
 check_err $? "an unmonitored FlowMonID made state: $before"
 log_test "an unmonitored FlowMonID is passed and counted nowhere"
 
+# The route keeps its monitor between packets: a monitor deleted and
+# added again at the ingress counts what the route sends after it
+RET=0
+ip -n "$r1" altmark monitor del flowmon "$FLOWMON"
+ip netns exec "$hs" ping -6 -q -c 2 -W 2 fd00:d::a > /dev/null
+check_err $? "the flow stops when the ingress stops monitoring it"
+ip -n "$r1" altmark monitor add flowmon "$FLOWMON"
+ip netns exec "$hs" ping -6 -q -c 3 -W 2 fd00:d::a > /dev/null
+[ "$(sent_total)" = 3 ]
+check_err $? "the new monitor counted $(sent_total) packets of the 3 sent"
+log_test "a monitor deleted and added again at the ingress counts anew"
+
 exit "$EXIT_STATUS"
