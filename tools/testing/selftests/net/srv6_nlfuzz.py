@@ -488,6 +488,7 @@ RTA_CACHEINFO = 12
 RTA_ENCAP_TYPE = 21
 RTA_ENCAP = 22
 RTA_EXPIRES = 23
+LWTUNNEL_ENCAP_SEG6 = 5
 LWTUNNEL_ENCAP_SEG6_LOCAL = 7
 LWTUNNEL_ENCAP_IOAM6 = 9
 
@@ -500,6 +501,24 @@ E2E_HDR = [b'\x00\x7b\x80\x00', b'\x00\x7b\x70\x00']	# seq64; seq32 + ts
 DEX_HDR = [b'\x00\x7b\x00\xc0\x80\x00\x00\x00\x00\x00\x00\x2a',
            b'\x00\x7b\x00\x40\xc0\x00\x00\x00']
 SRH = [bytes([0, 2, 4, 0, 0, 0, 0, 0]) + in6('fc00:a::9')]
+
+
+# struct seg6_iptunnel_encap: a mode (inline, encap, l2encap, encap.red,
+# l2encap.red), then a valid SRH to one segment
+SEG6_ENCAP = [u32(mode) + SRH[0] for mode in range(5)]
+
+
+def seg6_policies():
+    """SEG6_IPTUNNEL_*: the SRH, SEG6_IPTUNNEL_SRC (refused with a
+    message: no policy to describe), SEG6_IPTUNNEL_ALTMARK and its
+    SEG6_IPTUN_ALTMARK_* (FlowMonID, placement, delay)"""
+    return {
+        0: {1: pol(NL_ATTR_TYPE_BINARY, tmpl=SEG6_ENCAP),
+            3: pol(NL_ATTR_TYPE_NESTED, idx=1)},
+        1: {1: pol(NL_ATTR_TYPE_U32, mn=0, mx=0xfffff),
+            2: pol(NL_ATTR_TYPE_U32, mn=0, mx=2),
+            3: pol(NL_ATTR_TYPE_FLAG)},
+    }
 
 
 def seg6local_policies(oif):
@@ -577,7 +596,7 @@ class Described:
 
 class RouteFamily(Described):
     """RTM_NEWROUTE (create or replace) of one of four /128 routes over
-    dummy0, with a seg6local or an IOAM6 encap; the state is the
+    dummy0, with a seg6local, an IOAM6 or a seg6 encap; the state is the
     namespace's IPv6 routes"""
 
     def __init__(self, nl, name):
@@ -596,6 +615,12 @@ class RouteFamily(Described):
             # 0: End.X, End.DX6, End.DX4 or End.DT4 with the attributes
             # they take (refusals there are ours); 1: anything
             self.ops = {0: 'ours', 1: 'any'}
+        elif name == 'seg6':
+            self.encap = LWTUNNEL_ENCAP_SEG6
+            self.policies = seg6_policies()
+            # 0: a valid SRH with altmark (and now and then
+            # SEG6_IPTUNNEL_SRC): refusals there are ours; 1: anything
+            self.ops = {0: 'ours', 1: 'any'}
         else:
             self.encap = LWTUNNEL_ENCAP_IOAM6
             self.policies = ioam6_lwt_policies()
@@ -613,6 +638,12 @@ class RouteFamily(Described):
                               SEG6_LOCAL_ACTION_END_DX4,
                               SEG6_LOCAL_ACTION_END_DT4])
             encap = nla(1, u32(act)) + gen.attrset(2, 0)
+        elif self.encap == LWTUNNEL_ENCAP_SEG6 and cmd == 0:
+            encap = nla(1, rng.choice(SEG6_ENCAP))
+            if rng.random() < 0.9:
+                encap += nla(3 | NLA_F_NESTED, gen.attrset(1, 1))
+            if rng.random() < 0.1:
+                encap += gen.attr(2, None, 0)
         elif self.encap == LWTUNNEL_ENCAP_IOAM6 and rng.random() < 0.7:
             # a mode, its tunnel destination, a trace or a list of
             # options, then perhaps anything else
@@ -1075,7 +1106,7 @@ def family(nl_cache, name):
         nl = nl_cache.setdefault(NETLINK_NETFILTER,
                                  Netlink(NETLINK_NETFILTER))
         return nl, SrhMatchFamily(nl, name)
-    if name in ('seg6local', 'ioam6-lwt'):
+    if name in ('seg6local', 'ioam6-lwt', 'seg6'):
         nl = nl_cache.setdefault(NETLINK_ROUTE, Netlink(NETLINK_ROUTE))
         return nl, RouteFamily(nl, name)
     if name == 'hash:sr6':

@@ -141,8 +141,9 @@ if ! setpriv --reuid=65534 --regid=65534 --clear-groups \
 	userns=
 fi
 families=(stamp IOAM6 seg6local ioam6-lwt hash:sr6 srh srh-legacy)
-# Alternate-Marking, where the kernel has it
-[ -e /proc/sys/net/ipv6/altmark ] && families+=(altmark)
+# Alternate-Marking, where the kernel has it: its family, and seg6 routes
+# with the altmark attributes
+[ -e /proc/sys/net/ipv6/altmark ] && families+=(altmark seg6)
 for family in "${families[@]}"; do
 	fuzz "$family" root
 	if [ -n "$userns" ]; then
