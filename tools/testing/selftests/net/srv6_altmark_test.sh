@@ -339,15 +339,17 @@ drops=$(ip netns exec "$r2" ip6tables -L FORWARD -v -x -n |
 blocks "$r1" > "$TMPD/r1"
 blocks "$r2" > "$TMPD/r2"
 blocks "$r3" > "$TMPD/r3"
-# The one-way delay r1 -> r2 is at least netem's and at most the round
-# trip of the slowest ping, which it is part of.  A block that a node
+# The one-way delay r1 -> r2 is at least netem's, and within 5% of it
+# unless the host delayed the pings themselves more than that: then at
+# most the round trip of the slowest ping, which it is part of.  A block that a node
 # closed late (unsure) may hold packets of the next block of its colour
 # there, or of the one before if that one was never closed: it is
 # compared merged with them, as RFC 9341 aggregates blocks.
 python3 - "$TMPD" "$drops" "$PINGS" "$DELAY_MS" "${rtt_max:-0}" <<'EOF'
 import sys
 d, drops, pings = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-lo, hi = float(sys.argv[4]), float(sys.argv[5])
+lo = float(sys.argv[4])
+hi = max(lo * 1.05, float(sys.argv[5]))
 def load(n):
     b = {}
     for line in open(f"{d}/{n}"):
@@ -407,7 +409,7 @@ if seg2 != drops or drops == 0:
 for dl in delays:
     if not lo <= dl <= hi:
         bad.append(f"delay {dl:.2f} ms, not between netem's {lo} ms "
-                   f"and the slowest round trip, {hi} ms")
+                   f"and {hi} ms (5% more, or the slowest round trip)")
 if not delays:
     bad.append("no delay measured")
 if bad:
@@ -415,7 +417,7 @@ if bad:
 else:
     print(f"{sent} packets, lost r2->r3 {seg2}, {len(unsure)} unsure",
           "blocks, delays", " ".join("%.1f" % x for x in delays),
-          f"(slowest round trip {hi} ms)")
+          f"(at most {hi} ms)")
 sys.exit(1 if bad else 0)
 EOF
 check_err $? "the blocks do not add up"
