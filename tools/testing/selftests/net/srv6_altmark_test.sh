@@ -260,7 +260,7 @@ one_ping()
 # after the headers: the inner IPv6 packet (41), or with inline the
 # ping's own ICMPv6 (58); a reduced encapsulation to one segment has no
 # SRH, and its dest option comes right after the IPv6 header
-for mode in encap encap.red inline encap.red/1; do
+for mode in encap.red encap inline encap.red/1; do
 	RET=0
 	next=41 sids=$SIDS
 	[ "$mode" = inline ] && next=58
