@@ -447,4 +447,240 @@ ip netns exec "$hs" ping -6 -q -c 3 -W 2 fd00:d::a > /dev/null
 check_err $? "the new monitor counted $(sent_total) packets of the 3 sent"
 log_test "a monitor deleted and added again at the ingress counts anew"
 
+
+# ---- 50 flows, loss on chosen flows at chosen segments -------------------
+
+# Flow f (0..FLOWS-1) goes from hs to fd00:d::1000+f with FlowMonID 100+f,
+# its payload 16+f bytes.  Loss is injected by ip6tables at r2 on the flows
+# of SEG1_LOSS before r2's endpoint (r1 -> r2), and on those of SEG2_LOSS
+# after it (r2 -> r3): each such flow has SIDs of its own for the rules to
+# match, and the rules' counters say what they dropped.  hd counts what
+# it received of each flow.  The flows of DEST_FLOWS carry the option for
+# the final destination: r2 must not count them.
+readonly FLOWS=50
+readonly ROUNDS=60
+readonly SEG1_LOSS="3 29"
+readonly SEG2_LOSS="17 29 45"
+readonly DEST_FLOWS="5 15 25 35 45"
+
+in_list()
+{
+	[[ " $2 " == *" $1 "* ]]
+}
+
+flow_dst()
+{
+	printf 'fd00:d::%x' $((0x1000 + $1))
+}
+
+# flow_sids F: the flow's segment list
+flow_sids()
+{
+	local s1=fc00:2::e s2=fc00:3::d6
+
+	in_list "$1" "$SEG1_LOSS" && s1=fc00:2::e:$1
+	in_list "$1" "$SEG2_LOSS" && s2=fc00:3::d6:$1
+	echo "$s1,$s2"
+}
+
+# the packets of FlowMonIDs 100 and up that NS counted (-s) or closed
+flows_counted()
+{
+	ip -n "$1" -s -j altmark monitor show |
+		jq '[.[] | select(.flowmon >= 100) | .counters[].packets] | add // 0'
+}
+
+flows_closed()
+{
+	ip -n "$1" -j altmark monitor show |
+		jq '[.[] | select(.flowmon >= 100) | .blocks[].packets] | add // 0'
+}
+
+flows_last_block()
+{
+	ip -n "$1" -j altmark monitor show |
+		jq '[.[] | select(.flowmon >= 100) | .blocks[-1].number] | max // -1'
+}
+
+flows_all_closed()
+{
+	local last
+
+	[ "$(flows_closed "$r1")" -eq "$(flows_counted "$r1")" ] || return
+	[ "$(flows_counted "$r1")" -eq $((FLOWS * ROUNDS)) ] || return
+	last=$(flows_last_block "$r1")
+	[ "$(flows_last_block "$r2")" -ge "$last" ] &&
+		[ "$(flows_last_block "$r3")" -ge "$last" ]
+}
+
+flows_setup()
+{
+	local f ns place hd_mac
+
+	tc -n "$r1" qdisc del dev veth1 root
+	hd_mac=$(ip -n "$hd" -j link show veth0 | jq -r '.[0].address')
+	for f in $SEG1_LOSS; do
+		ip -n "$r2" -6 route add "fc00:2::e:$f/128" \
+			encap seg6local action End dev veth1 || return
+	done
+	for f in $SEG2_LOSS; do
+		ip -n "$r3" -6 route add "fc00:3::d6:$f/128" encap seg6local \
+			action End.DT6 table 254 dev veth1 || return
+	done
+	for ((f = 0; f < FLOWS; f++)); do
+		place=segment
+		in_list "$f" "$DEST_FLOWS" && place=dest
+		echo "route add $(flow_dst "$f")/128 encap seg6 mode encap" \
+			"segs $(flow_sids "$f") altmark flowmon $((100 + f))" \
+			"$place dev veth1" >> "$TMPD/r1.batch"
+		echo "altmark monitor add flowmon $((100 + f))" >> "$TMPD/mon.batch"
+		echo "address add $(flow_dst "$f")/128 dev veth0 nodad" \
+			>> "$TMPD/hd.batch"
+		echo "neighbour add $(flow_dst "$f") lladdr $hd_mac dev veth1" \
+			>> "$TMPD/r3.batch"
+		echo "-A INPUT -d $(flow_dst "$f")/128 -p udp"
+	done > "$TMPD/hd.rules"
+	ip -n "$r1" -6 -batch "$TMPD/r1.batch" || return
+	ip -n "$hd" -6 -batch "$TMPD/hd.batch" || return
+	ip -n "$r3" -6 -batch "$TMPD/r3.batch" || return
+	for ns in "$r1" "$r2" "$r3"; do
+		ip -n "$ns" -batch "$TMPD/mon.batch" || return
+	done
+	{
+		echo "*filter"
+		cat "$TMPD/hd.rules"
+		echo "-A INPUT -p udp --dport 9 -j DROP"
+		echo "COMMIT"
+	} | ip netns exec "$hd" ip6tables-restore || return
+	{
+		echo "*raw"
+		for f in $SEG1_LOSS; do
+			echo "-A PREROUTING -d fc00:2::e:$f/128 -m statistic" \
+				"--mode nth --every $((3 + f % 4)) --packet 0 -j DROP"
+		done
+		echo "COMMIT"
+		echo "*filter"
+		for f in $SEG2_LOSS; do
+			echo "-A FORWARD -d fc00:3::d6:$f/128 -m statistic" \
+				"--mode nth --every $((4 + f % 3)) --packet 1 -j DROP"
+		done
+		echo "COMMIT"
+	} | ip netns exec "$r2" ip6tables-restore
+}
+
+RET=0
+flows_setup
+check_err $? "the $FLOWS flows could not be set up"
+ip netns exec "$hs" python3 - "$FLOWS" "$ROUNDS" <<'EOF'
+import socket, sys, time
+flows, rounds = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+for r in range(rounds):
+    for f in range(flows):
+        s.sendto(b"x" * (16 + f), (f"fd00:d::{0x1000 + f:x}", 9))
+    time.sleep(0.1)
+EOF
+check_err $? "the sender failed"
+if ! slowwait $((4 * PERIOD_MS / 1000 + 120)) flows_all_closed; then
+	msg="r1 counted $(flows_counted "$r1") of $((FLOWS * ROUNDS)) packets"
+	check_err 1 "$msg, closed $(flows_closed "$r1")"
+fi
+
+for ns in r1 r2 r3; do
+	ip -n "${!ns}" -j altmark monitor show > "$TMPD/$ns.json"
+done
+ip netns exec "$r2" ip6tables-save -c > "$TMPD/r2.drops"
+ip netns exec "$hd" ip6tables-save -c -t filter > "$TMPD/hd.got"
+# For every flow: r1 closed every packet sent; the loss r1 -> r2 and
+# r2 -> r3 in its blocks is what the rules of that flow and segment
+# dropped, and none elsewhere; r3 counted what hd received; and block by
+# block (unsure blocks merged with their colour's neighbours, as above)
+# no segment without a rule lost or gained a packet or a byte.
+python3 - "$TMPD" "$FLOWS" "$ROUNDS" "$DEST_FLOWS" <<'EOF'
+import json, re, sys
+d, flows, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+dest = {int(x) for x in sys.argv[4].split()}
+
+def rule_counts(path, what):
+    """{address: packets} of the rules matching on a destination"""
+    out = {}
+    for line in open(path):
+        m = re.match(r"\[(\d+):\d+\] -A \S+ -d (\S+)/128 (.*)", line)
+        if m and what in m.group(3):
+            out[m.group(2)] = int(m.group(1))
+    return out
+
+drops = rule_counts(f"{d}/r2.drops", "DROP")
+got = rule_counts(f"{d}/hd.got", "-p udp")
+nodes = []
+for n in ("r1", "r2", "r3"):
+    mons = {}
+    for m in json.load(open(f"{d}/{n}.json")):
+        mons[m["flowmon"]] = {b["number"]: (b["packets"], b["bytes"],
+                                            b["unsure"])
+                              for b in m.get("blocks", [])}
+    nodes.append(mons)
+
+bad = []
+lossy = 0
+for f in range(flows):
+    fm = 100 + f
+    b1, b2, b3 = (n.get(fm, {}) for n in nodes)
+    d1 = drops.get(f"fc00:2::e:{f}", 0)
+    d2 = drops.get(f"fc00:3::d6:{f}", 0)
+    hd = got.get(f"fd00:d::{0x1000 + f:x}", -1)
+    if f"fc00:2::e:{f}" in drops and d1 == 0 or \
+       f"fc00:3::d6:{f}" in drops and d2 == 0:
+        bad.append(f"flow {f}: a rule of it dropped nothing")
+    lossy += d1 + d2 > 0
+    up = {}
+
+    def root(x):
+        while up.get(x, x) != x:
+            x = up[x]
+        return x
+    for b in (b1, b2, b3):
+        for x, v in b.items():
+            if v[2]:
+                for y in (x - 2, x + 2):
+                    up[root(y)] = root(x)
+    groups = {}
+    for x in sorted(set(b1) | set(b2) | set(b3)):
+        groups.setdefault(root(x), []).append(x)
+
+    def tot(b, g, i=0):
+        return sum(b[x][i] for x in g if x in b)
+    s1, s2, s3 = (tot(b, list(b)) for b in (b1, b2, b3))
+    if s1 != rounds:
+        bad.append(f"flow {f}: r1 closed {s1} packets, not {rounds}")
+    if s3 != hd:
+        bad.append(f"flow {f}: r3 counted {s3}, hd received {hd}")
+    if f in dest:
+        if s2 != 0:
+            bad.append(f"flow {f}: r2 counted {s2} of a dest option")
+        if s1 - s3 != d1 + d2:
+            bad.append(f"flow {f}: r1 -> r3 lost {s1 - s3}, dropped {d1 + d2}")
+        pairs = [(b1, b3, d1 + d2)]
+    else:
+        if s1 - s2 != d1:
+            bad.append(f"flow {f}: r1 -> r2 lost {s1 - s2}, dropped {d1}")
+        if s2 - s3 != d2:
+            bad.append(f"flow {f}: r2 -> r3 lost {s2 - s3}, dropped {d2}")
+        pairs = [(b1, b2, d1), (b2, b3, d2)]
+    for g in groups.values():
+        for a, b, dropped in pairs:
+            pa, pb = tot(a, g), tot(b, g)
+            if pb > pa or (not dropped and
+                           (pa, tot(a, g, 1)) != (pb, tot(b, g, 1))):
+                bad.append(f"flow {f} blocks {g}: {pa} ({tot(a, g, 1)} B)"
+                           f" then {pb} ({tot(b, g, 1)} B)")
+if lossy != 4:
+    bad.append(f"{lossy} flows lost packets, not the 4 chosen")
+print("\n".join(bad) if bad else
+      f"{flows} flows, {sum(drops.values())} packets dropped, all found")
+sys.exit(1 if bad else 0)
+EOF
+check_err $? "the flows' blocks do not add up"
+log_test "$FLOWS flows: exact loss per flow, block and segment"
+
 exit "$EXIT_STATUS"
