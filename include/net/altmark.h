@@ -37,6 +37,14 @@ static inline void altmark_seg6_input(struct sk_buff *skb)
 		altmark_seg6_rcv(skb);
 }
 
+void altmark_hop_rcv(struct sk_buff *skb);
+
+static inline void altmark_hop_input(struct sk_buff *skb)
+{
+	if (static_branch_unlikely(&altmark_rx_key))
+		altmark_hop_rcv(skb);
+}
+
 int altmark_init(void);
 void altmark_exit(void);
 #else
@@ -52,6 +60,10 @@ static inline void altmark_tx_release(struct altmark_mon __rcu **cache)
 }
 
 static inline void altmark_seg6_input(struct sk_buff *skb)
+{
+}
+
+static inline void altmark_hop_input(struct sk_buff *skb)
 {
 }
 

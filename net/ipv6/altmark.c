@@ -26,6 +26,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/addrconf.h>
 #include <net/altmark.h>
 #include <net/genetlink.h>
 #include <net/ipv6.h>
@@ -306,11 +307,12 @@ out:
 	rcu_read_unlock();
 }
 
-/* Find the AltMark option of the Destination Options header at @off:
- * 1 with its data word in @data, 0 if it has none, an error if it has
- * several or the header is malformed (an option past the header's end, more
- * than 7 bytes of padding in a row, more than ALTMARK_SCAN_OPTS_MAX
- * options), so that only a well-formed header is counted.
+/* Find the AltMark option of the Hop-by-Hop or Destination Options
+ * header at @off: 1 with its data word in @data, 0 if it has none, an
+ * error if it has several or the header is malformed (an option past the
+ * header's end, more than 7 bytes of padding in a row, more than
+ * ALTMARK_SCAN_OPTS_MAX options), so that only a well-formed header is
+ * counted.
  */
 static int altmark_find_opt(const struct sk_buff *skb, unsigned int off,
 			    __be32 *data)
@@ -419,6 +421,28 @@ void altmark_seg6_rcv(struct sk_buff *skb)
 		nexthdr = h[0];
 		off += (h[1] + 1) << 3;
 	}
+}
+
+/**
+ * altmark_hop_rcv - count the Hop-by-Hop option of a received packet
+ * @skb: the packet, its Hop-by-Hop header at the transport header
+ *
+ * Every node on the path reads a Hop-by-Hop option; a node counts it where
+ * the packet came in on an interface with altmark_enabled set, as
+ * ioam6_enabled does for IOAM, so that a domain counts only what entered
+ * it.  ip6_parse_tlv() calls this for each AltMark option of the header:
+ * the header is read whole, so that one with several of them, like a
+ * malformed one, is counted nowhere.
+ */
+void altmark_hop_rcv(struct sk_buff *skb)
+{
+	struct inet6_dev *idev = __in6_dev_get(skb->dev);
+	__be32 data;
+
+	if (!idev || !READ_ONCE(idev->cnf.altmark_enabled))
+		return;
+	if (altmark_find_opt(skb, skb_transport_offset(skb), &data) == 1)
+		altmark_rx(dev_net(skb->dev), skb, data);
 }
 
 static u64 altmark_now_block(const struct altmark_net *an)
