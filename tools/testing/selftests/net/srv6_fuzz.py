@@ -186,10 +186,13 @@ def templates(a):
     # AltMark (RFC 9343): FlowMonID 7, which the SUT monitors, before the
     # SRH to its End SID (every segment endpoint counts it), after an SRH
     # with no segment left (the final destination counts it), and twice
-    # in one header (counted nowhere).
+    # in one header (counted nowhere); in a Hop-by-Hop header of a packet
+    # the SUT forwards (counted where altmark_enabled), once and twice.
     am = struct.pack("!BBI", ALTMARK, 4, 7 << 12 | 1 << 11)
     doh_seg = opt_hdr(NH_ROUTING, am)
     doh_two = opt_hdr(NH_ROUTING, am + am)
+    hbh_am = opt_hdr(NH_UDP, am)
+    hbh_am_two = opt_hdr(NH_UDP, am + am)
     s_dest = srh(segs, 0, nh=NH_DEST)
     doh_dest = opt_hdr(NH_UDP, am)
     am_fields = [1, 2, 3, 4, 5, 6, 7]
@@ -203,6 +206,11 @@ def templates(a):
                  [1, 3] + [len(s_dest) + f for f in am_fields]),
         Template("altmark-two", True, a.src6, a.sid, NH_DEST,
                  doh_two + s1, len(doh_two) + 40,
+                 am_fields + [8 + f for f in range(8)]),
+        Template("altmark-hop", True, a.src6, a.rcv6, NH_HOP,
+                 hbh_am + udp(5007, 9, bytes(16)), len(hbh_am), am_fields),
+        Template("altmark-hop-two", True, a.src6, a.rcv6, NH_HOP,
+                 hbh_am_two + udp(5007, 9, bytes(16)), len(hbh_am_two),
                  am_fields + [8 + f for f in range(8)]),
     ]
     return t

@@ -7,8 +7,9 @@
 # IPv6 and IPv4), the IOAM6 options (transit trace, domain-egress
 # removal, Direct Export, Edge-to-Edge) and, where the kernel has it, the
 # AltMark option (RFC 9343) at an SRv6 endpoint that monitors its
-# FlowMonID (before the SRH, after it, twice in one header).  srv6_fuzz.py sends, for each
-# target, each well-formed packet truncated at every byte and then
+# FlowMonID (before the SRH, after it, twice in one header) and in a
+# Hop-by-Hop header at a router that forwards it.  srv6_fuzz.py sends, for
+# each target, each well-formed packet truncated at every byte and then
 # FUZZ_COUNT mutated ones, as raw frames from atk to the SUT:
 #
 #  +------+  e1           e1  +-------------------+  e2           e2  +------+
@@ -111,9 +112,11 @@ configure()
 	$s sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
 	ip -n "$ns" -6 route add "$SID"/128 encap seg6local action End \
 		dev e2 || return
-	# the AltMark option's FlowMonID, where the kernel has it
+	# the AltMark option's FlowMonID, where the kernel has it, and its
+	# Hop-by-Hop placement counted on e1
 	if [ -n "$ALTMARK" ]; then
 		ip -n "$ns" altmark monitor add flowmon 7 || return
+		$s sysctl -wq net.ipv6.conf.e1.altmark_enabled=1 || return
 	fi
 
 	# SRH parsers: ip6t_srh --srh-sid-list both ways round, its revision
