@@ -37,12 +37,12 @@ static inline void altmark_seg6_input(struct sk_buff *skb)
 		altmark_seg6_rcv(skb);
 }
 
-void altmark_hop_rcv(struct sk_buff *skb);
+void altmark_opts_rcv(struct sk_buff *skb, bool hop);
 
-static inline void altmark_hop_input(struct sk_buff *skb)
+static inline void altmark_opts_input(struct sk_buff *skb, bool hop)
 {
 	if (static_branch_unlikely(&altmark_rx_key))
-		altmark_hop_rcv(skb);
+		altmark_opts_rcv(skb, hop);
 }
 
 int altmark_init(void);
@@ -63,7 +63,7 @@ static inline void altmark_seg6_input(struct sk_buff *skb)
 {
 }
 
-static inline void altmark_hop_input(struct sk_buff *skb)
+static inline void altmark_opts_input(struct sk_buff *skb, bool hop)
 {
 }
 

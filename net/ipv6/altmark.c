@@ -302,6 +302,9 @@ static void altmark_rx(struct net *net, const struct sk_buff *skb,
 	if (word & ALTMARK_D)
 		altmark_dmark(mon, n, off);
 	packets = altmark_skb_packets(skb, &len);
+	/* the bytes from the IPv6 header on, wherever the caller's data is */
+	if (skb_network_offset(skb) < 0)
+		len += packets * -skb_network_offset(skb);
 	altmark_count(mon, c, packets, len, off);
 out:
 	rcu_read_unlock();
@@ -424,23 +427,31 @@ void altmark_seg6_rcv(struct sk_buff *skb)
 }
 
 /**
- * altmark_hop_rcv - count the Hop-by-Hop option of a received packet
- * @skb: the packet, its Hop-by-Hop header at the transport header
+ * altmark_opts_rcv - count the option of a header the IPv6 layer parses
+ * @skb: the packet, the options header at its transport header
+ * @hop: a Hop-by-Hop header, else a Destination Options one
  *
  * Every node on the path reads a Hop-by-Hop option; a node counts it where
  * the packet came in on an interface with altmark_enabled set, as
  * ioam6_enabled does for IOAM, so that a domain counts only what entered
- * it.  ip6_parse_tlv() calls this for each AltMark option of the header:
- * the header is read whole, so that one with several of them, like a
- * malformed one, is counted nowhere.
+ * it.  The IPv6 layer parses a Destination Options header where the packet
+ * is addressed to the node: one before the routing header at a segment
+ * endpoint that the kernel's own SRH processing serves (seg6local's count
+ * in altmark_seg6_rcv() and never get here), one after it at the final
+ * destination.  ip6_parse_tlv() calls this for each AltMark option of the
+ * header: the header is read whole, so that one with several of them,
+ * like a malformed one, is counted nowhere.
  */
-void altmark_hop_rcv(struct sk_buff *skb)
+void altmark_opts_rcv(struct sk_buff *skb, bool hop)
 {
-	struct inet6_dev *idev = __in6_dev_get(skb->dev);
 	__be32 data;
 
-	if (!idev || !READ_ONCE(idev->cnf.altmark_enabled))
-		return;
+	if (hop) {
+		struct inet6_dev *idev = __in6_dev_get(skb->dev);
+
+		if (!idev || !READ_ONCE(idev->cnf.altmark_enabled))
+			return;
+	}
 	if (altmark_find_opt(skb, skb_transport_offset(skb), &data) == 1)
 		altmark_rx(dev_net(skb->dev), skb, data);
 }

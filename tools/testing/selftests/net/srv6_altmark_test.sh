@@ -460,6 +460,8 @@ log_test "a monitor deleted and added again at the ingress counts anew"
 # it in a Hop-by-Hop header, counted where the packet comes in on an
 # interface with altmark_enabled (r2's and r3's veth0); of these,
 # TRANSIT_FLOWS have one segment, r3's: r2 forwards them as any router.
+# LEGACY_FLOWS have r2's own address fc00:12::2 as first segment, which
+# the kernel's SRH processing serves (seg6_enabled), not seg6local.
 readonly FLOWS=50
 readonly ROUNDS=60
 readonly SEG1_LOSS="3 29"
@@ -467,6 +469,7 @@ readonly SEG2_LOSS="17 29 45 47"
 readonly DEST_FLOWS="5 15 25 35 45"
 readonly HOP_FLOWS="7 27 47"
 readonly TRANSIT_FLOWS="47"
+readonly LEGACY_FLOWS="11"
 
 in_list()
 {
@@ -484,6 +487,7 @@ flow_sids()
 	local s1=fc00:2::e s2=fc00:3::d6
 
 	in_list "$1" "$SEG1_LOSS" && s1=fc00:2::e:$1
+	in_list "$1" "$LEGACY_FLOWS" && s1=fc00:12::2
 	in_list "$1" "$SEG2_LOSS" && s2=fc00:3::d6:$1
 	if in_list "$1" "$TRANSIT_FLOWS"; then
 		echo "$s2"
@@ -531,6 +535,8 @@ flows_setup()
 		ip netns exec "$ns" sysctl -wq \
 			net.ipv6.conf.veth0.altmark_enabled=1 || return
 	done
+	ip netns exec "$r2" sysctl -wq net.ipv6.conf.all.seg6_enabled=1 \
+		net.ipv6.conf.veth0.seg6_enabled=1 || return
 	hd_mac=$(ip -n "$hd" -j link show veth0 | jq -r '.[0].address')
 	for f in $SEG1_LOSS; do
 		ip -n "$r2" -6 route add "fc00:2::e:$f/128" \

@@ -187,12 +187,15 @@ def templates(a):
     # SRH to its End SID (every segment endpoint counts it), after an SRH
     # with no segment left (the final destination counts it), and twice
     # in one header (counted nowhere); in a Hop-by-Hop header of a packet
-    # the SUT forwards (counted where altmark_enabled), once and twice.
+    # the SUT forwards (counted where altmark_enabled), once and twice; in
+    # a Destination Options header of a packet to the SUT's own address,
+    # which the IPv6 layer parses.
     am = struct.pack("!BBI", ALTMARK, 4, 7 << 12 | 1 << 11)
     doh_seg = opt_hdr(NH_ROUTING, am)
     doh_two = opt_hdr(NH_ROUTING, am + am)
     hbh_am = opt_hdr(NH_UDP, am)
     hbh_am_two = opt_hdr(NH_UDP, am + am)
+    doh_local = opt_hdr(NH_UDP, am)
     s_dest = srh(segs, 0, nh=NH_DEST)
     doh_dest = opt_hdr(NH_UDP, am)
     am_fields = [1, 2, 3, 4, 5, 6, 7]
@@ -212,6 +215,9 @@ def templates(a):
         Template("altmark-hop-two", True, a.src6, a.rcv6, NH_HOP,
                  hbh_am_two + udp(5007, 9, bytes(16)), len(hbh_am_two),
                  am_fields + [8 + f for f in range(8)]),
+        Template("altmark-local", True, a.src6, a.sut6, NH_DEST,
+                 doh_local + udp(5008, 9, bytes(16)), len(doh_local),
+                 am_fields),
     ]
     return t
 

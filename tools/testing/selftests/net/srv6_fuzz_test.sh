@@ -7,9 +7,10 @@
 # IPv6 and IPv4), the IOAM6 options (transit trace, domain-egress
 # removal, Direct Export, Edge-to-Edge) and, where the kernel has it, the
 # AltMark option (RFC 9343) at an SRv6 endpoint that monitors its
-# FlowMonID (before the SRH, after it, twice in one header) and in a
-# Hop-by-Hop header at a router that forwards it.  srv6_fuzz.py sends, for
-# each target, each well-formed packet truncated at every byte and then
+# FlowMonID (before the SRH, after it, twice in one header), in a
+# Hop-by-Hop header at a router that forwards it and in a Destination
+# Options header to the SUT's address.  srv6_fuzz.py sends, for each
+# target, each well-formed packet truncated at every byte and then
 # FUZZ_COUNT mutated ones, as raw frames from atk to the SUT:
 #
 #  +------+  e1           e1  +-------------------+  e2           e2  +------+
