@@ -456,7 +456,9 @@ log_test "a monitor deleted and added again at the ingress counts anew"
 # after it (r2 -> r3): each such flow has SIDs of its own for the rules to
 # match, and the rules' counters say what they dropped.  hd counts what
 # it received of each flow.  The flows of DEST_FLOWS carry the option for
-# the final destination: r2 must not count them.  Those of HOP_FLOWS carry
+# the final destination: r2 must not count them.  The monitors keep 32
+# blocks (128 s), so that a slow host's blocks are all still there when
+# they are read.  Those of HOP_FLOWS carry
 # it in a Hop-by-Hop header, counted where the packet comes in on an
 # interface with altmark_enabled (r2's and r3's veth0); of these,
 # TRANSIT_FLOWS have one segment, r3's: r2 forwards them as any router.
@@ -553,7 +555,8 @@ flows_setup()
 		echo "route add $(flow_dst "$f")/128 encap seg6 mode encap" \
 			"segs $(flow_sids "$f") altmark flowmon $((100 + f))" \
 			"$place dev veth1" >> "$TMPD/r1.batch"
-		echo "altmark monitor add flowmon $((100 + f))" >> "$TMPD/mon.batch"
+		echo "altmark monitor add flowmon $((100 + f)) history 32" \
+			>> "$TMPD/mon.batch"
 		echo "address add $(flow_dst "$f")/128 dev veth0 nodad" \
 			>> "$TMPD/hd.batch"
 		echo "neighbour add $(flow_dst "$f") lladdr $hd_mac dev veth1" \
