@@ -23,6 +23,19 @@
 struct net;
 struct altmark_mon;
 
+/* A closed block of a monitor: its counts, the sum of its packets'
+ * offsets (ns) into their period, and when its double-marked packet was
+ * counted (with ALTMARK_BLOCK_FLAGS_DMARK).
+ */
+struct altmark_block {
+	u64 number;
+	u64 packets;
+	u64 bytes;
+	u64 ts_sum;
+	u64 dmark_ns;
+	u32 flags;		/* ALTMARK_BLOCK_FLAGS_* */
+};
+
 #if IS_ENABLED(CONFIG_IPV6_ALTMARK)
 __be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
 		  bool delay, struct altmark_mon __rcu **cache);
@@ -45,6 +58,9 @@ static inline void altmark_opts_input(struct sk_buff *skb, bool hop)
 		altmark_opts_rcv(skb, hop);
 }
 
+int altmark_block_get(struct net *net, u32 flowmon, u64 number,
+		      struct altmark_block *b, u32 *period_ms);
+
 int altmark_init(void);
 void altmark_exit(void);
 #else
@@ -65,6 +81,13 @@ static inline void altmark_seg6_input(struct sk_buff *skb)
 
 static inline void altmark_opts_input(struct sk_buff *skb, bool hop)
 {
+}
+
+static inline int altmark_block_get(struct net *net, u32 flowmon,
+				    u64 number, struct altmark_block *b,
+				    u32 *period_ms)
+{
+	return -EOPNOTSUPP;
 }
 
 static inline int altmark_init(void)

@@ -18,6 +18,7 @@
 #include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/tcp.h>
@@ -55,15 +56,6 @@ struct altmark_pcpu {
 	struct u64_stats_sync syncp;
 };
 
-struct altmark_block {
-	u64 number;
-	u64 packets;
-	u64 bytes;
-	u64 ts_sum;
-	u64 dmark_ns;
-	u32 flags;
-};
-
 struct altmark_mon {
 	u32 flowmon;
 	u64 period_ns;
@@ -81,6 +73,10 @@ struct altmark_mon {
 	u64 sum_bytes[2];
 	u64 sum_ts[2];
 	unsigned int history;
+	/* the ring of closed blocks: written under altmark_net.lock and
+	 * ring_lock, read under either (altmark_block_get() in softirq)
+	 */
+	seqlock_t ring_lock;
 	unsigned int head;
 	unsigned int count;
 
@@ -494,6 +490,7 @@ static void altmark_close(struct altmark_net *an, u64 n, u64 now)
 		}
 
 		cond_resched();
+		write_seqlock_bh(&mon->ring_lock);
 		b = &mon->blocks[(mon->head + mon->count) % mon->history];
 		if (mon->count < mon->history)
 			mon->count++;
@@ -515,6 +512,7 @@ static void altmark_close(struct altmark_net *an, u64 n, u64 now)
 			b->flags |= ALTMARK_BLOCK_FLAGS_DMARK;
 			b->dmark_ns = READ_ONCE(mon->dmark_ns[c]);
 		}
+		write_sequnlock_bh(&mon->ring_lock);
 
 		mon->closed[c] = n;
 		mon->sum_packets[c] = packets;
@@ -581,6 +579,7 @@ int altmark_nl_monitor_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	mon->flowmon = flowmon;
 	mon->history = history;
+	seqlock_init(&mon->ring_lock);
 	refcount_set(&mon->ref, 1);
 	atomic64_set(&mon->dmark_number[0], -1);
 	atomic64_set(&mon->dmark_number[1], -1);
@@ -794,6 +793,88 @@ int altmark_nl_monitor_get_dumpit(struct sk_buff *skb,
 		return skb->len;
 	return err;
 }
+
+/* Find block @number in the ring: its index from the oldest, or the
+ * error altmark_block_get() returns.
+ */
+static int altmark_ring_find(const struct altmark_mon *mon, u64 number,
+			     u64 now_block, struct altmark_block *b)
+{
+	unsigned int i, count = min(mon->count, mon->history);
+	const struct altmark_block *first, *last;
+
+	if (number > now_block + 1)
+		return -EINVAL;
+	if (count) {
+		first = &mon->blocks[mon->head % mon->history];
+		last = &mon->blocks[(mon->head + count - 1) % mon->history];
+		if (number < first->number)
+			return number < mon->created ? -ENODATA : -ERANGE;
+		if (number <= last->number) {
+			for (i = 0; i < count; i++) {
+				const struct altmark_block *x;
+
+				x = &mon->blocks[(mon->head + i) % mon->history];
+				if (x->number == number) {
+					*b = *x;
+					return 0;
+				}
+			}
+			return -ENODATA;
+		}
+	}
+	/* Block n closes at (n + 1) * T + G, in period n + 1. */
+	if (number + 1 >= now_block)
+		return -EAGAIN;
+	return -ENODATA;
+}
+
+/**
+ * altmark_block_get - read a closed block of a monitor, from any context
+ * @net: the monitor's namespace
+ * @flowmon: its FlowMonID
+ * @number: the block's number
+ * @b: the block, filled when 0 is returned
+ * @period_ms: the monitor's period T in milliseconds, filled when a
+ *	monitor of @flowmon exists
+ *
+ * It only reads, and takes no lock a softirq cannot: the STAMP reflector
+ * answers queries with it.
+ *
+ * Return: 0; -ENOENT: no monitor of @flowmon; -EINVAL: @number is a
+ * future block; -EAGAIN: the block is not closed yet; -ERANGE: it is older
+ * than the history; -ENODATA: there is no count of it (the monitor was
+ * created after it, or its closing was skipped).
+ */
+int altmark_block_get(struct net *net, u32 flowmon, u64 number,
+		      struct altmark_block *b, u32 *period_ms)
+{
+	struct altmark_mon *mon;
+	unsigned int seq;
+	u64 now_block;
+	int err;
+
+	if (flowmon > ALTMARK_FLOWMON_MAX)
+		return -ENOENT;
+
+	rcu_read_lock();
+	mon = xa_load(&altmark_pernet(net)->mons, flowmon);
+	if (!mon || READ_ONCE(mon->dead)) {
+		err = -ENOENT;
+		goto out;
+	}
+	/* fixed while the monitor exists */
+	*period_ms = div_u64(mon->period_ns, NSEC_PER_MSEC);
+	now_block = div64_u64(ktime_get_clocktai_ns(), mon->period_ns);
+	do {
+		seq = read_seqbegin(&mon->ring_lock);
+		err = altmark_ring_find(mon, number, now_block, b);
+	} while (read_seqretry(&mon->ring_lock, seq));
+out:
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(altmark_block_get);
 
 /* net.ipv6.altmark.period_ms and guard_ms: G at most T / 2, and neither
  * changes while the namespace has monitors, whose blocks would no longer

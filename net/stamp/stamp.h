@@ -37,6 +37,8 @@ enum {
 	STAMP_STAT_DROP_SOURCE,
 	STAMP_STAT_DROP_REFLECTED,
 	STAMP_STAT_TLV_LIMIT,
+	STAMP_STAT_ALTMARK_BLOCKS,
+	STAMP_STAT_ALTMARK_REFUSED,
 	STAMP_STAT_MAX,
 };
 
@@ -80,6 +82,7 @@ struct stamp_reflector {
 	bool				early_ts;
 	u16				err_est;
 	u16				sport_min;
+	u8				altmark;	/* STAMP_ALTMARK_* */
 };
 
 /* What a change of a session replaces, as one: the receive path reads it

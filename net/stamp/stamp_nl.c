@@ -28,6 +28,8 @@ static const u16 stamp_stat_attr[STAMP_STAT_MAX] = {
 	[STAMP_STAT_DROP_SOURCE]	= STAMP_A_STATS_DROP_SOURCE,
 	[STAMP_STAT_DROP_REFLECTED]	= STAMP_A_STATS_DROP_REFLECTED,
 	[STAMP_STAT_TLV_LIMIT]		= STAMP_A_STATS_TLV_LIMIT,
+	[STAMP_STAT_ALTMARK_BLOCKS]	= STAMP_A_STATS_ALTMARK_BLOCKS,
+	[STAMP_STAT_ALTMARK_REFUSED]	= STAMP_A_STATS_ALTMARK_REFUSED,
 };
 
 static void stamp_stats_sum(struct stamp_pcpu_stats __percpu *stats,
@@ -144,6 +146,16 @@ static int stamp_reflector_add_set(struct genl_info *info, bool set)
 		goto free;
 	}
 	r->err_est &= ~STAMP_EE_Z;
+	r->altmark = tb[STAMP_A_REFLECTOR_ALTMARK] ?
+		     nla_get_u8(tb[STAMP_A_REFLECTOR_ALTMARK]) :
+		     STAMP_ALTMARK_OFF;
+	err = -EOPNOTSUPP;
+	if (!IS_ENABLED(CONFIG_IPV6_ALTMARK) &&
+	    r->altmark != STAMP_ALTMARK_OFF) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[STAMP_A_REFLECTOR_ALTMARK],
+				    "altmark needs CONFIG_IPV6_ALTMARK");
+		goto free;
+	}
 	err = stamp_reflector_init_route(r);
 	if (err)
 		goto free;
@@ -288,6 +300,7 @@ static int stamp_fill_reflector(struct sk_buff *msg, struct stamp_reflector *r,
 	    (r->early_ts && nla_put_flag(msg, STAMP_A_REFLECTOR_EARLY_TS)) ||
 	    nla_put_u16(msg, STAMP_A_REFLECTOR_ERR_EST, r->err_est) ||
 	    nla_put_u16(msg, STAMP_A_REFLECTOR_SPORT_MIN, r->sport_min) ||
+	    nla_put_u8(msg, STAMP_A_REFLECTOR_ALTMARK, r->altmark) ||
 	    stamp_put_stats(msg, STAMP_A_REFLECTOR_STATS, r->stats)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;

@@ -11,7 +11,7 @@
 #include <uapi/linux/stamp.h>
 
 /* STAMP_CMD_REFLECTOR_ADD - do */
-static const struct nla_policy stamp_reflector_add_nl_policy[STAMP_A_REFLECTOR_SPORT_MIN + 1] = {
+static const struct nla_policy stamp_reflector_add_nl_policy[STAMP_A_REFLECTOR_ALTMARK + 1] = {
 	[STAMP_A_REFLECTOR_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[STAMP_A_REFLECTOR_ADDR4] = { .type = NLA_U32, },
 	[STAMP_A_REFLECTOR_ADDR6] = NLA_POLICY_EXACT_LEN(16),
@@ -20,10 +20,11 @@ static const struct nla_policy stamp_reflector_add_nl_policy[STAMP_A_REFLECTOR_S
 	[STAMP_A_REFLECTOR_ERR_EST] = { .type = NLA_U16, },
 	[STAMP_A_REFLECTOR_EARLY_TS] = { .type = NLA_FLAG, },
 	[STAMP_A_REFLECTOR_SPORT_MIN] = NLA_POLICY_MIN(NLA_U16, 1),
+	[STAMP_A_REFLECTOR_ALTMARK] = NLA_POLICY_MAX(NLA_U8, 2),
 };
 
 /* STAMP_CMD_REFLECTOR_SET - do */
-static const struct nla_policy stamp_reflector_set_nl_policy[STAMP_A_REFLECTOR_SPORT_MIN + 1] = {
+static const struct nla_policy stamp_reflector_set_nl_policy[STAMP_A_REFLECTOR_ALTMARK + 1] = {
 	[STAMP_A_REFLECTOR_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[STAMP_A_REFLECTOR_ADDR4] = { .type = NLA_U32, },
 	[STAMP_A_REFLECTOR_ADDR6] = NLA_POLICY_EXACT_LEN(16),
@@ -32,6 +33,7 @@ static const struct nla_policy stamp_reflector_set_nl_policy[STAMP_A_REFLECTOR_S
 	[STAMP_A_REFLECTOR_ERR_EST] = { .type = NLA_U16, },
 	[STAMP_A_REFLECTOR_EARLY_TS] = { .type = NLA_FLAG, },
 	[STAMP_A_REFLECTOR_SPORT_MIN] = NLA_POLICY_MIN(NLA_U16, 1),
+	[STAMP_A_REFLECTOR_ALTMARK] = NLA_POLICY_MAX(NLA_U8, 2),
 };
 
 /* STAMP_CMD_REFLECTOR_DEL - do */
@@ -72,14 +74,14 @@ static const struct genl_split_ops stamp_nl_ops[] = {
 		.cmd		= STAMP_CMD_REFLECTOR_ADD,
 		.doit		= stamp_nl_reflector_add_doit,
 		.policy		= stamp_reflector_add_nl_policy,
-		.maxattr	= STAMP_A_REFLECTOR_SPORT_MIN,
+		.maxattr	= STAMP_A_REFLECTOR_ALTMARK,
 		.flags		= GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd		= STAMP_CMD_REFLECTOR_SET,
 		.doit		= stamp_nl_reflector_set_doit,
 		.policy		= stamp_reflector_set_nl_policy,
-		.maxattr	= STAMP_A_REFLECTOR_SPORT_MIN,
+		.maxattr	= STAMP_A_REFLECTOR_ALTMARK,
 		.flags		= GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{

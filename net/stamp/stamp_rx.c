@@ -25,6 +25,7 @@
 #include <net/inet_ecn.h>
 #include <net/dsfield.h>
 #include <net/seg6.h>
+#include <net/altmark.h>
 #include <uapi/linux/stamp.h>
 
 #include "stamp.h"
@@ -104,10 +105,48 @@ struct stamp_tlv {
 #define STAMP_TLV_COS		4
 #define STAMP_TLV_DM		5
 #define STAMP_TLV_HMAC		8
+#define STAMP_TLV_PLM		252	/* PF-PLM Block, Private Use */
 
 #define STAMP_TLV_TS_INFO_LEN	4
 #define STAMP_TLV_COS_LEN	4
 #define STAMP_TLV_DM_LEN	12
+
+/* The PF-PLM Block TLV (Documentation/networking/srv6-pfplm.rst): version
+ * 1, 16 bytes, is answered by the pfplm daemon of an egress, never here;
+ * version 2 asks for a closed block of an Alternate-Marking monitor, which
+ * the reflector answers from the kernel's history.
+ */
+#define STAMP_PLM_V1_LEN	16
+#define STAMP_PLM_VERSION	2
+
+struct stamp_plm_block {
+	u8	version;
+	u8	status;
+	u8	colour;
+	u8	flags;		/* ALTMARK_BLOCK_FLAGS_* */
+	__be32	period_ms;
+	__be64	number;
+	__be32	flowmon;
+	__be32	reserved;
+	/* the reply's, zero in the query */
+	__be64	packets;
+	__be64	bytes;
+	__be64	ts_sum;
+	__be64	dmark_ns;
+} __packed;
+
+enum {
+	STAMP_PLM_FOUND,
+	STAMP_PLM_NOT_READY,
+	STAMP_PLM_NO_COUNT,
+	STAMP_PLM_NO_MONITOR,
+	STAMP_PLM_MISMATCH,
+	STAMP_PLM_TOO_OLD,
+	STAMP_PLM_REFUSED,
+};
+
+/* Block TLVs answered per test packet; those after them get the M flag. */
+#define STAMP_PLM_MAX		8
 
 /* Timestamp Information TLV values (RFC 8972 sections 8.4 and 8.5) */
 #define STAMP_SYNC_NTP		1
@@ -127,6 +166,7 @@ static_assert(sizeof(struct stamp_refl_unauth) == STAMP_UNAUTH_LEN);
 static_assert(sizeof(struct stamp_snd_auth) == STAMP_AUTH_LEN);
 static_assert(sizeof(struct stamp_refl_auth) == STAMP_AUTH_LEN);
 static_assert(offsetof(struct stamp_refl_auth, hmac) == STAMP_AUTH_HMAC_OFF);
+static_assert(sizeof(struct stamp_plm_block) == 56);
 
 /* What the TLV area of a test packet says before it is rewritten, found in
  * one walk that never reads past @len: where the well-formed TLVs end (an
@@ -370,6 +410,7 @@ struct stamp_tlv_ctx {
 	bool			dm_read;	/* dm_rx and dm_tx are set */
 	u32			dm_rx;
 	u32			dm_tx;
+	unsigned int		n_plm;		/* Block TLVs answered */
 };
 
 static bool stamp_tlv_len_ok(const struct stamp_tlv *t, unsigned int want,
@@ -378,6 +419,78 @@ static bool stamp_tlv_len_ok(const struct stamp_tlv *t, unsigned int want,
 	unsigned int len = be16_to_cpu(t->len);
 
 	return at_least ? len >= want : len == want;
+}
+
+/* A PF-PLM Block TLV, version 2: the closed block of the monitor of its
+ * FlowMonID in the reflector's namespace, or the status that says why
+ * not.  It only reads: a query cannot create state, and the reply has the
+ * query's length.
+ */
+static u8 stamp_tlv_plm(struct stamp_tlv_ctx *ctx, const struct stamp_tlv *t,
+			u8 *v)
+{
+	struct stamp_plm_block *q = (void *)v;
+	struct altmark_block b;
+	u32 period_ms = 0;
+	u64 number;
+	u8 status;
+	int err;
+
+	if (ctx->r->altmark == STAMP_ALTMARK_OFF ||
+	    be16_to_cpu(t->len) == STAMP_PLM_V1_LEN)
+		return STAMP_TLV_U;
+	if (be16_to_cpu(t->len) != sizeof(*q) ||
+	    q->version != STAMP_PLM_VERSION ||
+	    be32_to_cpu(q->flowmon) > ALTMARK_FLOWMON_MAX ||
+	    ctx->n_plm >= STAMP_PLM_MAX)
+		return STAMP_TLV_M;
+	ctx->n_plm++;
+
+	number = be64_to_cpu(q->number);
+	memset(&q->reserved, 0, sizeof(*q) - offsetof(typeof(*q), reserved));
+	q->flags = 0;
+	/* peer: only a session that names the Session-Sender's address */
+	if (ctx->r->altmark == STAMP_ALTMARK_PEER &&
+	    !(ctx->s && ctx->s->family)) {
+		q->status = STAMP_PLM_REFUSED;
+		stamp_count(ctx->r, ctx->s, STAMP_STAT_ALTMARK_REFUSED);
+		return 0;
+	}
+
+	err = altmark_block_get(sock_net(ctx->r->sock->sk),
+				be32_to_cpu(q->flowmon), number, &b,
+				&period_ms);
+	if (err != -ENOENT && (period_ms != be32_to_cpu(q->period_ms) ||
+			       q->colour != (number & 1)))
+		err = -EINVAL;
+	switch (err) {
+	case 0:
+		status = STAMP_PLM_FOUND;
+		q->flags = b.flags;
+		q->packets = cpu_to_be64(b.packets);
+		q->bytes = cpu_to_be64(b.bytes);
+		q->ts_sum = cpu_to_be64(b.ts_sum);
+		q->dmark_ns = cpu_to_be64(b.dmark_ns);
+		stamp_count(ctx->r, ctx->s, STAMP_STAT_ALTMARK_BLOCKS);
+		break;
+	case -ENOENT:
+		status = STAMP_PLM_NO_MONITOR;
+		break;
+	case -EINVAL:
+		status = STAMP_PLM_MISMATCH;
+		break;
+	case -EAGAIN:
+		status = STAMP_PLM_NOT_READY;
+		break;
+	case -ERANGE:
+		status = STAMP_PLM_TOO_OLD;
+		break;
+	default:
+		status = STAMP_PLM_NO_COUNT;
+		break;
+	}
+	q->status = status;
+	return 0;
 }
 
 /* Fill one TLV of the reply in place; return its flags. */
@@ -440,6 +553,8 @@ static u8 stamp_tlv_reply(struct stamp_tlv_ctx *ctx, u8 *p, unsigned int off)
 			return ctx->rx->tlv.hmac_bad ? STAMP_TLV_I : 0;
 		}
 		return 0;
+	case STAMP_TLV_PLM:
+		return stamp_tlv_plm(ctx, t, v);
 	default:
 		return STAMP_TLV_U;
 	}

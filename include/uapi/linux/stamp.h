@@ -28,6 +28,26 @@ enum stamp_mode {
 	STAMP_MODE_MAX = (__STAMP_MODE_MAX - 1)
 };
 
+/**
+ * enum stamp_altmark - Which Session-Senders the reflector answers PF-PLM
+ *   block queries (TLV 252, version 2) from the closed blocks of the
+ *   namespace's Alternate-Marking monitors
+ *   (Documentation/networking/altmark.rst).
+ * @STAMP_ALTMARK_OFF: None; the TLV is flagged U (unrecognized).
+ * @STAMP_ALTMARK_ANY: Every Session-Sender the reflector answers.
+ * @STAMP_ALTMARK_PEER: Only those whose test packets match a session that
+ *   names the Session-Sender's address; others get the refused status.
+ */
+enum stamp_altmark {
+	STAMP_ALTMARK_OFF,
+	STAMP_ALTMARK_ANY,
+	STAMP_ALTMARK_PEER,
+
+	/* private: */
+	__STAMP_ALTMARK_MAX,
+	STAMP_ALTMARK_MAX = (__STAMP_ALTMARK_MAX - 1)
+};
+
 enum {
 	STAMP_A_REFLECTOR_PORT = 1,
 	STAMP_A_REFLECTOR_ADDR4,
@@ -38,6 +58,7 @@ enum {
 	STAMP_A_REFLECTOR_EARLY_TS,
 	STAMP_A_REFLECTOR_SPORT_MIN,
 	STAMP_A_REFLECTOR_STATS,
+	STAMP_A_REFLECTOR_ALTMARK,
 
 	__STAMP_A_REFLECTOR_MAX,
 	STAMP_A_REFLECTOR_MAX = (__STAMP_A_REFLECTOR_MAX - 1)
@@ -69,6 +90,8 @@ enum {
 	STAMP_A_STATS_TLV_MALFORMED,
 	STAMP_A_STATS_TLV_UNKNOWN,
 	STAMP_A_STATS_TLV_LIMIT,
+	STAMP_A_STATS_ALTMARK_BLOCKS,
+	STAMP_A_STATS_ALTMARK_REFUSED,
 	STAMP_A_STATS_PAD,
 
 	__STAMP_A_STATS_MAX,

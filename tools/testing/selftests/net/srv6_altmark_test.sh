@@ -323,10 +323,11 @@ all_closed()
 		[ "$(last_block "$r3")" -ge "$last" ]
 }
 
-# fresh monitors: their blocks hold the pings below and nothing else
+# fresh monitors: their blocks hold the pings below and nothing else, for
+# 32 periods (the reflectors below answer from them)
 for ns in "$r1" "$r2" "$r3"; do
 	ip -n "$ns" altmark monitor del flowmon "$FLOWMON"
-	ip -n "$ns" altmark monitor add flowmon "$FLOWMON"
+	ip -n "$ns" altmark monitor add flowmon "$FLOWMON" history 32
 done
 rtt_max=$(ip netns exec "$hs" ping -6 -q -i 0.05 -c "$PINGS" -W 1 fd00:d::a |
 	sed -n 's|^rtt [^=]*= [^/]*/[^/]*/\([^/]*\)/.*|\1|p')
@@ -422,6 +423,119 @@ sys.exit(1 if bad else 0)
 EOF
 check_err $? "the blocks do not add up"
 log_test "exact loss per block and per segment, mean and double-marked delay"
+
+# ---- the STAMP reflector answers from the blocks ---------------------------
+
+# stamp_q CMD DST ARGS: stamp_test.py's block queries, sent by r1
+stamp_q()
+{
+	ip netns exec "$r1" python3 ./stamp_test.py "$1" "$2" --ssid 7 \
+		--period-ms "$PERIOD_MS" "${@:3}"
+}
+
+# answers_of FILE: the answers that the blocks of FILE (as blocks()
+# prints them) give, "FLOWMON N 0 FLAGS PACKETS BYTES TS_SUM DMARK" a line
+answers_of()
+{
+	awk -v f="$FLOWMON" '{
+		flags = ($6 == "true") + 2 * ($7 == "true") + 4 * ($5 >= 0)
+		print f, $1, 0, flags, $2, $3, $4, ($5 < 0 ? 0 : $5)
+	}' "$1"
+}
+
+# check_answers NS DST: the reflector at DST answers a query for each
+# block NS closed (in $TMPD/NS) with that block, field for field; a block
+# that has left the history since is answered status 5 (too old)
+check_answers()
+{
+	local name=$1 dst=$2 ns
+
+	ns=${!name}
+	stamp_q altmark "$dst" --query "$(awk -v f="$FLOWMON" \
+		'{ printf "%s%s:%s", (NR > 1 ? "," : ""), f, $1 }' \
+		"$TMPD/$name")" > "$TMPD/$name.stamp"
+	check_err $? "stamp_test.py: $(tail -n 3 "$TMPD/$name.stamp")"
+	blocks "$ns" | awk '{ print $1 }' > "$TMPD/$name.kept"
+	answers_of "$TMPD/$name" | python3 -c '
+import sys
+want = sys.stdin.read().splitlines()
+got = [l for l in open(sys.argv[1]).read().splitlines()
+       if l[:1].isdigit()]
+kept = set(open(sys.argv[2]).read().split())
+found = 0
+for w, g in zip(want, got):
+    n = w.split()[1]
+    if g == w:
+        found += 1
+    elif not (g.split()[2:3] == ["5"] and n not in kept):
+        print("block %s: answered \"%s\", closed as \"%s\"" % (n, g, w))
+        sys.exit(1)
+if len(got) != len(want) or not found:
+    print("%d answers to %d queries, %d found" % (len(got), len(want), found))
+    sys.exit(1)
+' "$TMPD/$name.stamp" "$TMPD/$name.kept"
+	check_err $? "the reflector at $dst (in $name) does not answer with its blocks"
+}
+
+if ! ip stamp help 2>&1 | grep -q "altmark"; then
+	log_test_skip "STAMP: ip stamp without altmark"
+else
+	RET=0
+	ip -n "$r2" stamp reflector add address fc00:12::2 altmark any &&
+		ip -n "$r3" stamp reflector add altmark any
+	check_err $? "reflector add ... altmark any"
+	ip -n "$r2" stamp reflector show | grep -q " altmark any$"
+	check_err $? "show: $(ip -n "$r2" stamp reflector show)"
+	[ "$(ip -n "$r3" -j stamp reflector show | jq -r '.[0].altmark')" = any ]
+	check_err $? "show -j: $(ip -n "$r3" -j stamp reflector show)"
+	check_answers r2 fc00:12::2
+	check_answers r3 fc00:23::3
+	log_test "STAMP: the reflectors answer block queries with their closed blocks"
+
+	RET=0
+	# the last block of the pings, in r2's history still
+	last=$(awk 'END { print $1 }' "$TMPD/r2")
+	other=$(( (last + 1) & 1 ))
+	want="8 $last 3;$FLOWMON now 1;$FLOWMON 1 2;$FLOWMON $last 4;"
+	want+="$FLOWMON $last 4;$FLOWMON now+5 4"
+	got=$(stamp_q altmark fc00:12::2 --query "8:$last,$FLOWMON:now,$FLOWMON:1,$FLOWMON:$last:2000,$FLOWMON:$last::$other,$FLOWMON:now+5" |
+		awk '$1 ~ /^[0-9]+$/ { printf "%s%s %s %s", (NR > 1 ? ";" : ""), $1, $2, $3 }')
+	# "now" is whatever block the sender was in: compare the statuses
+	[ "$(cut -d' ' -f3 <<< "${got//;/$'\n'}" | tr '\n' ' ')" = \
+	  "$(cut -d' ' -f3 <<< "${want//;/$'\n'}" | tr '\n' ' ')" ]
+	check_err $? "statuses: \"$got\", want \"$want\""
+	[ "$(ip -n "$r2" -j altmark monitor show | jq -c '[.[] | .flowmon]')" = \
+	  "[$FLOWMON]" ]
+	check_err $? "a query made state: $(ip -n "$r2" -j altmark monitor show)"
+	out=$(stamp_q altmark-bad fc00:12::2 --query "$FLOWMON:$last")
+	check_err $? "$out"
+	log_test "STAMP: no monitor, not closed, no count, mismatch; malformed TLVs flagged"
+
+	RET=0
+	before=$(ip -n "$r2" stamp reflector show)
+	ip -n "$r2" stamp reflector change address fc00:12::2 altmark maybe \
+		2> /dev/null
+	check_fail $? "altmark maybe was taken"
+	[ "$(ip -n "$r2" stamp reflector show)" = "$before" ]
+	check_err $? "a refused change changed the reflector"
+	ip -n "$r2" stamp reflector change address fc00:12::2 altmark peer
+	check_err $? "reflector change ... altmark peer"
+	got=$(stamp_q altmark fc00:12::2 --query "$FLOWMON:$last" | head -n 1)
+	[ "$got" = "$FLOWMON $last 6 0 0 0 0 0" ]
+	check_err $? "no session, altmark peer: \"$got\""
+	[ "$(ip -n "$r2" -s -j stamp reflector show |
+	     jq '.[0].stats.altmark_refused')" = 1 ]
+	check_err $? "altmark-refused: $(ip -n "$r2" -s stamp reflector show)"
+	ip -n "$r2" stamp session add ssid 7 peer fc00:12::1
+	got=$(stamp_q altmark fc00:12::2 --query "$FLOWMON:$last" | head -n 1)
+	[ "$got" = "$(answers_of "$TMPD/r2" | awk -v n="$last" '$2 == n')" ]
+	check_err $? "the peer's session, altmark peer: \"$got\""
+	ip -n "$r2" stamp reflector change address fc00:12::2
+	got=$(stamp_q altmark fc00:12::2 --query "$FLOWMON:$last" | head -n 1)
+	[ "$got" = "$FLOWMON $last U" ]
+	check_err $? "altmark off: \"$got\""
+	log_test "STAMP: altmark peer answers a session's peer only, off answers none"
+fi
 
 # ---- what the network sends ------------------------------------------------
 

@@ -400,6 +400,107 @@ def cmd_tlv_limit(a):
     done()
 
 
+# --- the PF-PLM Block TLV, version 2 (srv6-pfplm.rst): Alternate-Marking -----
+T_PLM = 252
+# version, status, colour, flags, period (ms), block, FlowMonID, reserved,
+# packets, bytes, ts_sum, dmark_ns
+PLM2 = struct.Struct("!BBBBIQII4Q")
+PLM_FOUND = 0
+
+
+def plm2(flowmon, number, period_ms, colour=None, version=2):
+    colour = number & 1 if colour is None else colour
+    return PLM2.pack(version, 0, colour, 0, period_ms, number, flowmon, 0,
+                     0, 0, 0, 0)
+
+
+def plm2_query(s, a, tlvs):
+    """Send one test packet of @tlvs; its reply's TLVs, checked for what
+    the reflector must keep (its length, the TLVs' types and lengths)."""
+    req = sender_packet(11, a.ssid, tlvs=tlvs)
+    s.send(req)
+    rep = s.recv(REPLY_WAIT)
+    if not check(rep is not None, "no reply to a block query"):
+        return None
+    got = parse_tlvs(rep.tlvs)
+    want = parse_tlvs(tlvs)
+    check(len(rep.data) == len(req) and
+          [(t[1], len(t[2])) for t in got] == [(t[1], len(t[2])) for t in want],
+          "reply of %d bytes with TLVs %s, sent %d bytes with %s"
+          % (len(rep.data), [(t[1], len(t[2])) for t in got], len(req),
+             [(t[1], len(t[2])) for t in want]))
+    return got
+
+
+def plm2_line(q, flags, v):
+    """The answer to query @q as "F N STATUS FLAGS PACKETS BYTES TS_SUM
+    DMARK", or "F N U" / "F N M" for a flagged TLV, checking that the
+    reflector changed only the status, the flags and the counts."""
+    f, n = q[6], q[5]
+    if flags:
+        check(v == PLM2.pack(*q),
+              "F %d block %d: a flagged TLV was changed" % (f, n))
+        return "%d %d %s" % (f, n, "U" if flags & TLV_U else "M")
+    r = PLM2.unpack(v)
+    check(r[0] == q[0] and r[2] == q[2] and r[4:7] == q[4:7] and r[7] == 0,
+          "F %d block %d: copied fields %s, sent %s" % (f, n, r, q))
+    if r[1] != PLM_FOUND:
+        check(r[3] == 0 and r[8:] == (0, 0, 0, 0),
+              "F %d block %d: status %d with counts %s" % (f, n, r[1], r[8:]))
+    return "%d %d %d %d %d %d %d %d" % ((f, n) + r[1:2] + r[3:4] + r[8:])
+
+
+def cmd_altmark(a):
+    """Ask the reflector for Alternate-Marking blocks, one test packet per
+    --query F:N[:PERIOD_MS[:COLOUR]] (N a number, or "now", "now+K",
+    "now-K": periods of CLOCK_TAI); print each answer's line."""
+    s = Session(a.dst, a.port)
+    for item in a.query.split(","):
+        f, n, *rest = item.split(":")
+        period = int(rest[0]) if rest and rest[0] else a.period_ms
+        colour = int(rest[1]) if len(rest) > 1 else None
+        if n.startswith("now"):
+            now = time.clock_gettime_ns(time.CLOCK_TAI) // (a.period_ms * 10**6)
+            n = now + int(n[3:] or 0)
+        q = plm2(int(f, 0), int(n), period, colour)
+        got = plm2_query(s, a, tlv(T_PLM, q))
+        if got:
+            print(plm2_line(PLM2.unpack(q), got[0][0], got[0][2]))
+    done()
+
+
+def cmd_altmark_bad(a):
+    """Block TLVs the reflector must flag and leave as they are: version
+    1's length (pfplm's own, U), other lengths, another version, a
+    FlowMonID past 20 bits (M), and the ninth of a packet (M)."""
+    s = Session(a.dst, a.port)
+    f, n = (int(x) for x in a.query.split(":"))
+    good = plm2(f, n, a.period_ms)
+    cases = [
+        ("version 1", tlv(T_PLM, good[:16]), TLV_U),
+        ("55 octets", tlv(T_PLM, good[:55]), TLV_M),
+        ("57 octets", tlv(T_PLM, good + b"\x00"), TLV_M),
+        ("version 3", tlv(T_PLM, plm2(f, n, a.period_ms, version=3)), TLV_M),
+        ("FlowMonID 0x100000", tlv(T_PLM, plm2(0x100000, n, a.period_ms)),
+         TLV_M),
+    ]
+    for name, tl, want in cases:
+        got = plm2_query(s, a, tl)
+        if got:
+            check(got[0][0] == want and tlv(T_PLM, got[0][2]) == tl,
+                  "%s: flags %x, want %x, value %s" %
+                  (name, got[0][0], want,
+                   "kept" if tlv(T_PLM, got[0][2]) == tl else "changed"))
+    got = plm2_query(s, a, tlv(T_PLM, good) * 9)
+    if got:
+        check([t[0] for t in got] == [0] * 8 + [TLV_M] and
+              all(PLM2.unpack(t[2])[1] == PLM_FOUND for t in got[:8]) and
+              got[8][2] == good,
+              "nine block TLVs: flags %s, statuses %s" %
+              ([t[0] for t in got], [t[2][1] for t in got]))
+    done()
+
+
 def csum(data):
     if len(data) % 2:
         data += b"\0"
@@ -532,7 +633,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("cmd", choices=["basic", "none", "tlv", "auth-tlv",
                                    "tlv-limit", "spoof", "fuzz", "flood",
-                                   "scapy"])
+                                   "scapy", "altmark", "altmark-bad"])
     p.add_argument("dst")
     p.add_argument("--port", type=int, default=862)
     p.add_argument("--ssid", type=int, default=7)
@@ -558,11 +659,14 @@ def main():
     p.add_argument("--iface", help="spoof: the interface to send on")
     p.add_argument("--reply", action="store_true",
                    help="spoof: make it look like a reflector's reply")
+    p.add_argument("--query", help="altmark: F:N[:PERIOD_MS[:COLOUR]],...")
+    p.add_argument("--period-ms", type=int, default=4000, help="altmark")
     a = p.parse_args()
     {"basic": cmd_basic, "none": cmd_none, "tlv": cmd_tlv,
      "auth-tlv": cmd_auth_tlv, "tlv-limit": cmd_tlv_limit,
      "spoof": cmd_spoof, "fuzz": cmd_fuzz, "flood": cmd_flood,
-     "scapy": cmd_scapy}[a.cmd](a)
+     "scapy": cmd_scapy, "altmark": cmd_altmark,
+     "altmark-bad": cmd_altmark_bad}[a.cmd](a)
 
 
 if __name__ == "__main__":
