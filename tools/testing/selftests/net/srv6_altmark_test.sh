@@ -498,7 +498,9 @@ else
 	other=$(( (last + 1) & 1 ))
 	want="8 $last 3;$FLOWMON now 1;$FLOWMON 1 2;$FLOWMON $last 4;"
 	want+="$FLOWMON $last 4;$FLOWMON now+5 4"
-	got=$(stamp_q altmark fc00:12::2 --query "8:$last,$FLOWMON:now,$FLOWMON:1,$FLOWMON:$last:2000,$FLOWMON:$last::$other,$FLOWMON:now+5" |
+	query="8:$last,$FLOWMON:now,$FLOWMON:1,$FLOWMON:$last:2000"
+	query+=",$FLOWMON:$last::$other,$FLOWMON:now+5"
+	got=$(stamp_q altmark fc00:12::2 --query "$query" |
 		awk '$1 ~ /^[0-9]+$/ { printf "%s%s %s %s", (NR > 1 ? ";" : ""), $1, $2, $3 }')
 	# "now" is whatever block the sender was in: compare the statuses
 	[ "$(cut -d' ' -f3 <<< "${got//;/$'\n'}" | tr '\n' ' ')" = \
