@@ -304,8 +304,8 @@ coverage-run: kernel tools kselftest-install
 # DESTDIR only, commands that run from there; and check.sh's report (its
 # stdout and RESULTS/summary.txt) from a guest's record of results.
 check-host:
-	@$(call stage,check-host,stamp-sender/interop-test.py && bench/test_stats.py && \
-		pfplm/test_pfplm.py && scripts/test-install-tools.sh && \
+	@$(call stage,check-host,stamp-sender/interop-test.py; bench/test_stats.py; \
+		pfplm/test_pfplm.py; scripts/test-install-tools.sh; \
 		scripts/test-check-summary.sh)
 
 # Every uAPI number we add is the one Documentation/networking/srv6-oam-uapi.rst
