@@ -475,6 +475,145 @@ def nonce_test():
           len(set(seqs + [test["seq"]])) == 3, seqs)
 
 
+R2, R3 = "fc00:12::2", "fc00:23::3"
+
+
+class FakePlane:
+    """The altmark plane's stand-in: the ingress's blocks, by FlowMonID."""
+
+    stopped = "nothing"
+
+    def __init__(self, blocks):
+        self.by_flowmon, self.created = blocks, []
+
+    def blocks(self, flowmon):
+        return self.by_flowmon.get(flowmon)
+
+    def teardown(self):
+        pass
+
+
+def am_block(n, packets, ts, dmark=None, partial=False, unsure=False):
+    return {"number": n, "packets": packets, "bytes": 100 * packets,
+            "ts_sum": ts, "dmark_ns": dmark, "partial": partial,
+            "unsure": unsure}
+
+
+def am_monitor():
+    """An ingress with method altmark: flow a1 (FlowMonID 7) counted by the
+    reflectors R2 then R3; the ingress has closed blocks 100-102."""
+    argv = ["--period", "4", "--guard", "1", "--method", "altmark",
+            "--source", "fc00:12::1", "-j", "--flow",
+            f"name=a1 role=ingress id=7 sids=fc00:2::e,fc00:3::d6 "
+            f"peer={R3} reflectors={R2},{R3}"]
+    args = pfplm.parser().parse_args(argv)
+    cfg = pfplm.load_config(args)
+    mon = pfplm.AltmarkMonitor(cfg, args)
+    mon.nf = FakePlane({7: {
+        100: am_block(100, 10, 0, partial=True),
+        101: am_block(101, 10, 5000, dmark=40),
+        102: am_block(102, 10, 5000, unsure=True)}})
+    mon.start_block = 99
+    mon.qsock = FakeSock()
+    for f in cfg.flows:
+        f.gen = 1
+    return mon
+
+
+def am_answer(mon, src, block, packets, ts, status=0, dmark=None, flags=0,
+              length=None):
+    """Hand the ingress the reflector's answer to its query for block."""
+    q = mon.pending[("a1", block)]
+    flags |= 4 if dmark is not None else 0
+    value = pfplm.PLM2.pack(2, status, block % 2, flags, 4000, block, 7, 0,
+                            packets, 100 * packets, ts, dmark or 0)
+    tlvs = pfplm.tlv(pfplm.TLV_PLM, value[:length])
+    reply = bytearray(pfplm.build_test_packet(q["nonce"], bytes(8), 0, 7,
+                                              tlvs, None))
+    reply[16:24] = b"\x01" * 8          # the reflector's receive timestamp
+    reply[24:28] = pfplm.struct.pack("!I", q["nonce"])   # echoed
+    mon.qsock.inbox.append((bytes(reply), (src, 862, 0, 0)))
+    out = io.StringIO()
+    with redirect_stdout(out):
+        mon.collect()
+    return [pfplm.json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def altmark_tests():
+    """method altmark: which ingress blocks are asked for, the queries,
+    and the per-segment figures of the answers."""
+    mon = am_monitor()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        asked = [mon.close_block(mon.cfg.flows[0], b) for b in
+                 (100, 101, 102, 103)]
+    recs = [pfplm.json.loads(line) for line in out.getvalue().splitlines()]
+    check("altmark: a partial and an unsure ingress block are unknown, a "
+          "block not closed yet waits",
+          asked == [True, True, True, False] and
+          [(r["block"], r["status"]) for r in recs] ==
+          [(100, "unknown"), (102, "unknown")] and
+          "started" in recs[0]["reason"] and "late" in recs[1]["reason"] and
+          list(mon.pending) == [("a1", 101)], (asked, recs))
+    mon.retry()
+    sent = mon.qsock.sent
+    vals = [pfplm.plm2_decode(pfplm.parse_test_packet(d)["tlvs"][0]["value"])
+            for d, _a in sent]
+    check("altmark: one version 2 query to each reflector, out of band",
+          [a[0] for _d, a in sent] == [R2, R3] and
+          all(v and v["block"] == 101 and v["flowmon"] == 7 and
+              v["period_ms"] == 4000 and v["colour"] == 1 for v in vals),
+          (sent, vals))
+    got = am_answer(mon, R3, 101, 8, 5000 + 8 * 300, dmark=340)
+    check("altmark: no result until every reflector answered", got == [],
+          got)
+    got = am_answer(mon, R2, 101, 10, 5000 + 10 * 100, dmark=140)
+    rec = got[0] if got else {}
+    segs = rec.get("segments", [])
+    check("altmark: exact, sent 10 received 8, lost 2 on R2 -> R3 only, "
+          "delay where nothing was lost",
+          rec.get("status") == "exact" and rec["lost"] == 2 and
+          rec["delay_ns"] is None and rec["dmark_delay_ns"] == 300 and
+          [(g["from"], g["to"], g["lost"], g["delay_ns"]) for g in segs] ==
+          [("fc00:12::1", R2, 0, 100), (R2, R3, 2, None)] and
+          rec["totals"]["segments"][f"{R2}>{R3}"]["lost"] == 2, rec)
+    prom = pfplm.prometheus({"flows": [rec]})
+    check("altmark: Prometheus has the segments' loss",
+          f'srv6_pfplm_segment_lost_packets_total{{flow="a1",'
+          f'sids="fc00:2::e,fc00:3::d6",from="{R2}",to="{R3}"}} 2' in prom,
+          prom)
+    mon.waiting.clear()
+    mon.nf.by_flowmon[7][103] = am_block(103, 4, 400)
+    with redirect_stdout(io.StringIO()):
+        mon.close_block(mon.cfg.flows[0], 103)
+    got = am_answer(mon, R2, 103, 4, 0, status=pfplm.ST_NO_FLOW)
+    check("altmark: a reflector without the monitor: unknown, and said",
+          got and got[0]["status"] == "unknown" and R2 in got[0]["reason"],
+          got)
+    mon.nf.by_flowmon[7][105] = am_block(105, 4, 400)
+    with redirect_stdout(io.StringIO()):
+        mon.close_block(mon.cfg.flows[0], 105)
+    got = am_answer(mon, R2, 105, 4, 0, flags=0, length=16)
+    check("altmark: a version 1 answer (a reflector without altmark): "
+          "unknown", got and got[0]["status"] == "unknown", got)
+    for argv, why in (
+            (["--method", "altmark", "--listen", "fc00:3::100", "--flow",
+              "name=e role=egress id=1 sids=fc00:3::d6 peer=fc00:1::1"],
+             "no egress role"),
+            (["--method", "sets", "--source", "fc00:1::1", "--flow",
+              "name=i role=ingress id=1 sids=fc00:3::d6 peer=fc00:3::1 "
+              "flowmon=5"], "are method altmark's"),
+            (["--method", "altmark", "--source", "fc00:1::1", "--flow",
+              "name=i role=ingress id=1 sids=fc00:3::d6 peer=fc00:3::1 "
+              "flowmon=1048576"], "20 bits")):
+        try:
+            pfplm.load_config(pfplm.parser().parse_args(argv))
+            err = "accepted"
+        except pfplm.ConfigError as e:
+            err = str(e)
+        check(f"altmark: refused with a reason: {why}", why in err, err)
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -491,6 +630,7 @@ def main():
     lock_test()
     nonce_test()
     switcher_tests()
+    altmark_tests()
     query_frame()
     got = close_late(104, {})
     # readings 10 * b: block 104 counts reading(104) - reading(102) = 20

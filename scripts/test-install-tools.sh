@@ -53,6 +53,7 @@ for f in lib/srv6-oam/stamp-sender:stamp-sender/stamp-sender \
 	lib/srv6-oam/srv6_oam/__init__.py:python/srv6_oam/__init__.py \
 	lib/srv6-oam/srv6_oam/stamp_wire.py:python/srv6_oam/stamp_wire.py \
 	lib/srv6-oam/srv6_oam/plm.py:python/srv6_oam/plm.py \
+	lib/srv6-oam/srv6_oam/altmark_nl.py:python/srv6_oam/altmark_nl.py \
 	share/man/man1/stamp-sender.1:stamp-sender/stamp-sender.1; do
 	if [ ! -f "$root/${f%%:*}" ]; then
 		bad+="$prefix/${f%%:*}: not installed"$'\n'

@@ -4,7 +4,10 @@
 stamp_wire  STAMP (RFC 8762, RFC 8972): test packets, replies, TLVs,
             authentication, and the IPv6/UDP/SRH headers around them
 plm         the PF-PLM Block TLV that pfplm's ingress and egress exchange
-            in their STAMP test packets
+            in their STAMP test packets (version 1), and that the kernel's
+            STAMP reflector answers from its Alternate-Marking blocks
+            (version 2)
+altmark_nl  the kernel's Alternate-Marking monitors, over generic netlink
 hosttest    the result lines of the tools' host tests (make check-host);
             not installed
 
