@@ -94,9 +94,11 @@ class Altmark:
     def close(self):
         self.sock.close()
 
-    def _talk(self, family, cmd, payload, flags=NLM_F_REQUEST | NLM_F_ACK):
-        """Send one request; its replies' payloads (after the genl
-        header), raising NetlinkError for an error."""
+    def _talk(self, family, cmd, payload):
+        """Send one request, with an acknowledgement asked for: its
+        replies' payloads (after the genl header) once the acknowledgement
+        came, or NetlinkError for an error."""
+        flags = NLM_F_REQUEST | NLM_F_ACK
         self.seq += 1
         body = GENLHDR.pack(cmd, 1, 0) + payload
         self.sock.send(NLMSGHDR.pack(NLMSGHDR.size + len(body), family,
@@ -164,8 +166,7 @@ class Altmark:
         try:
             reply = self._talk(self.family, CMD_MONITOR_GET,
                                attr(A_MONITOR_FLOWMON,
-                                    struct.pack("=I", flowmon)),
-                               NLM_F_REQUEST)
+                                    struct.pack("=I", flowmon)))
         except NetlinkError as err:
             if err.errno == errno.ENOENT:
                 return None

@@ -539,6 +539,117 @@ else
 	log_test "STAMP: altmark peer answers a session's peer only, off answers none"
 fi
 
+# ---- pfplm collects from the kernels, no daemon on r2 and r3 --------------
+
+# pfplm_check RTT_MAX: pfplm's exact blocks that carried packets, against
+# the blocks the three kernels closed, and the delay r1 -> r2 against
+# netem's (up to the slowest round trip): "OK N" (N blocks), else what
+# differs
+pfplm_check()
+{
+	blocks "$r1" > "$TMPD/p1"
+	blocks "$r2" > "$TMPD/p2"
+	blocks "$r3" > "$TMPD/p3"
+	python3 - "$TMPD" "$DELAY_MS" "$1" <<'EOF'
+import json, sys
+d, delay, hi = sys.argv[1], float(sys.argv[2]), float(sys.argv[3] or 0)
+hi = max(delay * 1.05, hi)
+def load(n):
+    return {int(l.split()[0]): [int(x) for x in l.split()[1:4]]
+            for l in open(f"{d}/{n}")}
+r1, r2, r3 = load("p1"), load("p2"), load("p3")
+recs = [json.loads(l) for l in open(f"{d}/pfplm.json")]
+bad, exact, lossy = [], 0, 0
+for r in recs:
+    n = r["block"]
+    if r["status"] != "exact":
+        if not r["reason"]:
+            bad.append(f"block {n}: unknown without a reason")
+        continue
+    if r["sent"] == 0 or n not in r1 or n not in r3:
+        continue
+    exact += 1
+    lossy += r["lost"] > 0
+    segs = [(g["sent"], g["received"], g["lost"]) for g in r["segments"]]
+    want = [(r1[n][0], r2[n][0], r1[n][0] - r2[n][0]),
+            (r2[n][0], r3[n][0], r2[n][0] - r3[n][0])]
+    if (r["sent"], r["received"]) != (r1[n][0], r3[n][0]) or segs != want:
+        bad.append(f"block {n}: pfplm {r['sent']} {r['received']} {segs}, "
+                   f"the kernels {r1[n][0]} {r3[n][0]} {want}")
+    g = r["segments"][0]
+    if g["lost"] == 0 and not delay <= g["delay_ns"] / 1e6 <= hi:
+        bad.append(f"block {n}: r1 -> r2 delay {g['delay_ns']} ns, not "
+                   f"between netem's {delay} ms and {hi} ms")
+if exact < 2 or not lossy:
+    bad.append(f"{exact} exact blocks with packets, {lossy} with loss")
+print("\n".join(bad) if bad else f"OK {exact}")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# pfplm_done BLOCK: pfplm has reported every block up to BLOCK
+pfplm_done()
+{
+	[ -s "$TMPD/pfplm.json" ] &&
+		jq -e -s --argjson n "$1" '[.[].block] as $b |
+			all(range($b | min; $n + 1); . as $k | any($b[]; . == $k))' \
+			"$TMPD/pfplm.json" > /dev/null
+}
+
+# the current block of CLOCK_TAI, as the kernel numbers them
+tai_block()
+{
+	python3 -c "import time; print(time.clock_gettime_ns(time.CLOCK_TAI) // ($PERIOD_MS * 10**6))"
+}
+
+PFPLM_FLOW="name=f7 role=ingress id=7 sids=$SIDS peer=fc00:23::3"
+PFPLM_FLOW+=" reflectors=fc00:12::2,fc00:23::3"
+if ! pfplm --help 2>/dev/null | grep -q altmark ||
+   ! ip stamp help 2>&1 | grep -q altmark; then
+	log_test_skip "pfplm: no pfplm with method altmark"
+else
+	RET=0
+	ip -n "$r2" stamp reflector change address fc00:12::2 altmark any
+	before=$(monitors)
+	out=$(ip netns exec "$r1" pfplm --method altmark --period 4 \
+		--guard 1 --source fc00:12::1 --peer-timeout 5 \
+		--flow "name=f9 role=ingress id=9 sids=$SIDS peer=fc00:23::3" \
+		2>&1)
+	rc=$?
+	[ "$rc" = 2 ] && grep -q "no monitor of FlowMonID 9" <<< "$out"
+	check_err $? "a reflector without the monitor: exit $rc, \"$out\""
+	[ "$(monitors)" = "$before" ]
+	check_err $? "a refused pfplm changed the monitors"
+	log_test "pfplm altmark: a reflector without the flow's monitor is refused"
+
+	RET=0
+	ip netns exec "$r1" pfplm --method altmark --period 4 --guard 1 \
+		--source fc00:12::1 --flow "$PFPLM_FLOW" -j \
+		--results "$TMPD/pfplm.json" --state "$TMPD/pfplm.state" \
+		> /dev/null 2> "$TMPD/pfplm.log" &
+	ppid=$!
+	slowwait 60 grep -q "started" "$TMPD/pfplm.log"
+	check_err $? "pfplm did not start: $(cat "$TMPD/pfplm.log")"
+	rtt_max=$(ip netns exec "$hs" ping -6 -q -i 0.05 -c 240 -W 1 \
+		fd00:d::a | sed -n 's|^rtt [^=]*= [^/]*/[^/]*/\([^/]*\)/.*|\1|p')
+	slowwait $((4 * PERIOD_MS / 1000 + 120)) pfplm_done "$(tai_block)"
+	check_err $? "pfplm did not report the pings' blocks"
+	out=$(pfplm_check "$rtt_max")
+	check_err $? "$out"
+	kill -TERM "$ppid"
+	if slowwait 60 sh -c "! kill -0 $ppid 2> /dev/null"; then
+		wait "$ppid"
+		check_err $? "pfplm did not exit 0 on SIGTERM: $(tail -n 3 "$TMPD/pfplm.log")"
+	else
+		kill -KILL "$ppid"
+		check_err 1 "pfplm did not stop on SIGTERM"
+	fi
+	[ "$(monitors)" = "$before" ]
+	check_err $? "pfplm removed a monitor it had not added"
+	echo "pfplm: ${out#OK } exact blocks with packets"
+	log_test "pfplm altmark: per block and per segment, the kernels' counts"
+fi
+
 # ---- what the network sends ------------------------------------------------
 
 RET=0

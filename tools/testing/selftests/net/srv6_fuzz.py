@@ -189,7 +189,9 @@ def templates(a):
     # in one header (counted nowhere); in a Hop-by-Hop header of a packet
     # the SUT forwards (counted where altmark_enabled), once and twice; in
     # a Destination Options header of a packet to the SUT's own address,
-    # which the IPv6 layer parses.
+    # which the IPv6 layer parses.  And a STAMP query for a block of
+    # FlowMonID 7 (the PF-PLM Block TLV, version 2), to a reflector that
+    # answers them from the kernel's history.
     am = struct.pack("!BBI", ALTMARK, 4, 7 << 12 | 1 << 11)
     doh_seg = opt_hdr(NH_ROUTING, am)
     doh_two = opt_hdr(NH_ROUTING, am + am)
@@ -199,6 +201,11 @@ def templates(a):
     s_dest = srh(segs, 0, nh=NH_DEST)
     doh_dest = opt_hdr(NH_UDP, am)
     am_fields = [1, 2, 3, 4, 5, 6, 7]
+    plm2 = tlv(252, struct.pack("!BBBBIQII4Q", 2, 0, 1, 0, 10000, 1, 7, 0,
+                                0, 0, 0, 0))
+    # the TLV's type and length, its version, block and FlowMonID
+    plm2_fields = [8 + 45, 8 + 46, 8 + 47, 8 + 48, 8 + 60, 8 + 61, 8 + 62,
+                   8 + 63, 8 + 66, 8 + 67]
     t["altmark"] = [
         Template("altmark-segment", True, a.src6, a.sid, NH_DEST,
                  doh_seg + s1, len(doh_seg) + 40,
@@ -218,6 +225,9 @@ def templates(a):
         Template("altmark-local", True, a.src6, a.sut6, NH_DEST,
                  doh_local + udp(5008, 9, bytes(16)), len(doh_local),
                  am_fields),
+        Template("altmark-stamp", True, a.src6, a.refl6, NH_UDP,
+                 udp(5009, 865, stamp + plm2 + plm2), 0,
+                 [4, 5] + plm2_fields),
     ]
     return t
 

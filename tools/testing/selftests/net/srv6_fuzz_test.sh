@@ -113,11 +113,13 @@ configure()
 	$s sysctl -wq net.ipv6.conf.e1.seg6_enabled=1
 	ip -n "$ns" -6 route add "$SID"/128 encap seg6local action End \
 		dev e2 || return
-	# the AltMark option's FlowMonID, where the kernel has it, and its
-	# Hop-by-Hop placement counted on e1
+	# the AltMark option's FlowMonID, where the kernel has it, its
+	# Hop-by-Hop placement counted on e1, and a STAMP reflector that
+	# answers for its blocks
 	if [ -n "$ALTMARK" ]; then
 		ip -n "$ns" altmark monitor add flowmon 7 || return
 		$s sysctl -wq net.ipv6.conf.e1.altmark_enabled=1 || return
+		ip -n "$ns" stamp reflector add port 865 altmark any || return
 	fi
 
 	# SRH parsers: ip6t_srh --srh-sid-list both ways round, its revision
@@ -274,6 +276,10 @@ post_altmark()
 	# the well-formed options (the truncations' early packets at least)
 	[ "${am1:-0}" -gt "${am0:-0}" ]
 	check_err $? "the AltMark monitor counted nothing (${am0:-?} -> ${am1:-?})"
+	# the block queries: answered (a mutated one may be dropped)
+	[ "$(ip -n "$sut" -s -j stamp reflector show |
+	     jq '[.[] | select(.port == 865) | .stats.tx] | add // 0')" -gt 0 ]
+	check_err $? "the reflector of the block queries answered none"
 }
 
 pre_srh()
