@@ -599,7 +599,8 @@ pfplm_done()
 # the current block of CLOCK_TAI, as the kernel numbers them
 tai_block()
 {
-	python3 -c "import time; print(time.clock_gettime_ns(time.CLOCK_TAI) // ($PERIOD_MS * 10**6))"
+	python3 -c "import time
+print(time.clock_gettime_ns(time.CLOCK_TAI) // ($PERIOD_MS * 10**6))"
 }
 
 PFPLM_FLOW="name=f7 role=ingress id=7 sids=$SIDS peer=fc00:23::3"
