@@ -23,7 +23,8 @@
 # the path and the reflector changed in place, an IOAM trace and
 # Edge-to-Edge loss counters, four IOAM options on one route (tunsrc,
 # Direct Export, transit delay, buffer occupancy), the IOAM domain egress,
-# and a per-flow loss report by alternate marking (pfplm).  Each check
+# a per-flow loss report by alternate marking (pfplm), and the kernel's
+# own Alternate-Marking (RFC 9343) reported per segment from r1 alone.  Each check
 # line says PASS or FAIL; the demo exits non-zero if one failed.
 
 set -eu
@@ -552,6 +553,91 @@ PY
 sed '$d' <<< "$plm_out"
 check "$(tail -n 1 <<< "$plm_out"), expected 6 or more, 0, more than 0" '[ "$plm_ok" = 1 ]'
 rm -rf "$plm"
+
+# IPv6 Alternate-Marking in the kernel: two flows from r1 to hs2 marked
+# by their seg6 routes with the RFC 9343 option (FlowMonIDs 21 and 22,
+# segment placement), counted by r1, by r2's End and by r3's End.DT6,
+# each closing its blocks; r2 drops flow 22's doomed datagrams after its
+# End.  pfplm runs on r1 alone and asks r2's and r3's STAMP reflectors for
+# their blocks: the report gives the loss per segment, on r2 -> r3 only.
+am=$(mktemp -d)
+for n in r1 r2 r3; do
+	nsx "$n" sysctl -qw net.ipv6.altmark.guard_ms=1500 net.ipv6.altmark.period_ms=6000
+done
+nsx r2 ip -6 addr add fc00:2::100/128 dev lo
+for f in 21 22; do
+	nsx hs2 ip -6 addr add "fd00:b::$f"/64 dev eth0 nodad
+	nsx r2 ip altmark monitor add flowmon "$f"
+	nsx r3 ip altmark monitor add flowmon "$f"
+done
+nsx r1 ip -6 route add fd00:b::21/128 encap seg6 mode encap segs fc00:2::e,fc00:3::d60 \
+	altmark flowmon 21 segment dev veth-r2
+nsx r1 ip -6 route add fd00:b::22/128 encap seg6 mode encap segs fc00:2::e2,fc00:3::d60 \
+	altmark flowmon 22 segment dev veth-r2
+nsx r2 ip stamp reflector add port 8620 address fc00:2::100 altmark any
+nsx r3 ip stamp reflector add port 8620 address fc00:3::100 altmark any
+section "r1: routes that mark (ip -6 route show fd00:b::21/128; fd00:b::22/128)"
+nsx r1 ip -6 route show fd00:b::21/128
+nsx r1 ip -6 route show fd00:b::22/128
+section "r2, r3: ip stamp reflector show (the counting nodes answer for their blocks)"
+nsx r2 ip stamp reflector show
+nsx r3 ip stamp reflector show
+ip netns exec demo-r1 pfplm --method altmark --period 6 --guard 1.5 --port 8620 \
+	--source fc00:1::100 --name am --results "$am/results" --state "$am/state" \
+	--flow "name=am21 role=ingress id=21 sids=fc00:2::e,fc00:3::d60 peer=fc00:3::100 reflectors=fc00:2::100,fc00:3::100" \
+	--flow "name=am22 role=ingress id=22 sids=fc00:2::e2,fc00:3::d60 peer=fc00:3::100 reflectors=fc00:2::100,fc00:3::100" \
+	> "$am/report" 2> "$am/log" &
+am_pid=$!
+wait_until 60 'grep -q started "$am/log"' || true
+ip netns exec demo-hs1 python3 "$top/tools/testing/selftests/net/pfplm_gen.py" --period 6 \
+	--packets 20 --dst fd00:b::21 --dst fd00:b::22 --lossy fd00:b::22=4 --blocks 4 \
+	--out "$am/gen" || true
+am_exact() {
+	[ -s "$am/results" ] || { echo 0; return; }
+	jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' "$am/results"
+}
+wait_until 120 '[ "$(am_exact)" -ge 6 ]' 'sleep 3' || true
+kill -TERM "$am_pid"; wait "$am_pid" || ok=0
+section "r1: pfplm --method altmark, the report (one line per flow and block, one per segment)"
+cat "$am/report"
+for n in r1 r2 r3; do
+	nsx "$n" ip -j altmark monitor show > "$am/$n.json"
+done
+section "r2: ip altmark monitor show flowmon 22 (its closed blocks)"
+nsx r2 ip altmark monitor show flowmon 22
+section "check: every exact block against the blocks the three kernels closed"
+am_ok=1
+am_out=$(python3 - "$am" <<'PY'
+import json, sys
+d = sys.argv[1]
+kern = {}
+for n in ("r1", "r2", "r3"):
+    for m in json.load(open(f"{d}/{n}.json")):
+        for b in m.get("blocks", []):
+            kern[(n, m["flowmon"], b["number"])] = b["packets"]
+n, bad, lost = 0, 0, {21: [0, 0], 22: [0, 0]}
+for r in map(json.loads, open(f"{d}/results")):
+    if r["status"] != "exact" or r["sent"] == 0:
+        continue
+    f, b = r["flowmon"], r["block"]
+    want = [kern.get((x, f, b)) for x in ("r1", "r2", "r3")]
+    got = [r["segments"][0]["sent"], r["segments"][0]["received"],
+           r["segments"][1]["received"]]
+    n += 1
+    if got != want:
+        bad += 1
+        print("MISMATCH", r["flow"], b, got, want)
+    for i in (0, 1):
+        lost[f][i] += r["segments"][i]["lost"]
+print("%d exact blocks checked, %d mismatches; lost r1->r2, r2->r3: "
+      "flow 21 %d, %d, flow 22 %d, %d" % (n, bad, *lost[21], *lost[22]))
+sys.exit(0 if n >= 4 and bad == 0 and lost[21] == [0, 0] and
+         lost[22][0] == 0 and lost[22][1] > 0 else 1)
+PY
+) || am_ok=0
+sed '$d' <<< "$am_out"
+check "$(tail -n 1 <<< "$am_out"), expected 4 or more, 0, loss on flow 22's r2->r3 only" '[ "$am_ok" = 1 ]'
+rm -rf "$am"
 
 if [ "$ok" = 1 ]; then
 	echo "demo: PASS"

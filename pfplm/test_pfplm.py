@@ -521,13 +521,13 @@ def am_monitor():
 
 
 def am_answer(mon, src, block, packets, ts, status=0, dmark=None, flags=0,
-              length=None):
+              length=None, tlv_flags=0):
     """Hand the ingress the reflector's answer to its query for block."""
     q = mon.pending[("a1", block)]
     flags |= 4 if dmark is not None else 0
     value = pfplm.PLM2.pack(2, status, block % 2, flags, 4000, block, 7, 0,
                             packets, 100 * packets, ts, dmark or 0)
-    tlvs = pfplm.tlv(pfplm.TLV_PLM, value[:length])
+    tlvs = pfplm.tlv(pfplm.TLV_PLM, value[:length], tlv_flags)
     reply = bytearray(pfplm.build_test_packet(q["nonce"], bytes(8), 0, 7,
                                               tlvs, None))
     reply[16:24] = b"\x01" * 8          # the reflector's receive timestamp
@@ -596,6 +596,14 @@ def altmark_tests():
     got = am_answer(mon, R2, 105, 4, 0, flags=0, length=16)
     check("altmark: a version 1 answer (a reflector without altmark): "
           "unknown", got and got[0]["status"] == "unknown", got)
+    mon.nf.by_flowmon[7][107] = am_block(107, 4, 400)
+    with redirect_stdout(io.StringIO()):
+        mon.close_block(mon.cfg.flows[0], 107)
+    got = am_answer(mon, R2, 107, 0, 0, tlv_flags=0x80)
+    check("altmark: the query echoed with U (altmark off there): unknown, "
+          "not an exact block of 0 packets",
+          got and got[0]["status"] == "unknown" and
+          "answers no" in got[0]["reason"], got)
     for argv, why in (
             (["--method", "altmark", "--listen", "fc00:3::100", "--flow",
               "name=e role=egress id=1 sids=fc00:3::d6 peer=fc00:1::1"],
