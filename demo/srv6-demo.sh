@@ -597,12 +597,14 @@ am_exact() {
 	jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' "$am/results"
 }
 wait_until 120 '[ "$(am_exact)" -ge 6 ]' 'sleep 3' || true
-kill -TERM "$am_pid"; wait "$am_pid" || ok=0
-section "r1: pfplm --method altmark, the report (one line per flow and block, one per segment)"
-cat "$am/report"
+# the kernels' blocks before pfplm stops: it deletes r1's monitor, which
+# it added
 for n in r1 r2 r3; do
 	nsx "$n" ip -j altmark monitor show > "$am/$n.json"
 done
+kill -TERM "$am_pid"; wait "$am_pid" || ok=0
+section "r1: pfplm --method altmark, the report (one line per flow and block, one per segment)"
+cat "$am/report"
 section "r2: ip altmark monitor show flowmon 22 (its closed blocks)"
 nsx r2 ip altmark monitor show flowmon 22
 section "check: every exact block against the blocks the three kernels closed"
