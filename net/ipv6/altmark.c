@@ -15,6 +15,7 @@
 
 #include <linux/kernel.h>
 #include <linux/ipv6.h>
+#include <linux/hash.h>
 #include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -37,6 +38,8 @@
 #include "altmark_nl_gen.h"
 
 #define ALTMARK_MONITORS_MAX	16384
+/* The receive path's table: 4 monitors a bucket at most on average */
+#define ALTMARK_HASH_BITS	12
 #define ALTMARK_PERIOD_MS_MIN	100
 #define ALTMARK_PERIOD_MS_MAX	60000
 #define ALTMARK_PERIOD_MS_DEF	10000
@@ -83,13 +86,24 @@ struct altmark_mon {
 	/* the namespace's, and each route's that counts into it */
 	refcount_t ref;
 	bool dead;
+	struct hlist_node node;		/* in altmark_net.hash */
 	struct rcu_head rcu;
 	struct altmark_block blocks[];
+};
+
+struct altmark_hash {
+	struct rcu_head rcu;
+	struct hlist_head heads[1 << ALTMARK_HASH_BITS];
 };
 
 struct altmark_net {
 	struct net *net;
 	struct xarray mons;		/* FlowMonID -> altmark_mon, RCU */
+	/* the same monitors, RCU, for the receive path: a bucket is one
+	 * multiplication and one load away where the xarray walks its
+	 * nodes; allocated with the first monitor
+	 */
+	struct altmark_hash __rcu *hash;
 	struct mutex lock;		/* monitors, history, sysctls */
 	unsigned int count;
 	u32 period_ms;
@@ -272,6 +286,22 @@ __be32 altmark_tx(struct net *net, const struct sk_buff *skb, u32 flowmon,
 	return htonl(word);
 }
 
+static struct altmark_mon *altmark_rx_lookup(const struct altmark_net *an,
+					     u32 flowmon)
+{
+	const struct altmark_hash *h = rcu_dereference(an->hash);
+	const struct hlist_head *head;
+	struct altmark_mon *mon;
+
+	if (unlikely(!h))
+		return NULL;
+	head = &h->heads[hash_32(flowmon, ALTMARK_HASH_BITS)];
+	hlist_for_each_entry_rcu(mon, head, node)
+		if (mon->flowmon == flowmon)
+			return mon;
+	return NULL;
+}
+
 /* Count a received option's packet: the block it belongs to is the
  * latest period of its colour.
  */
@@ -285,7 +315,7 @@ static void altmark_rx(struct net *net, const struct sk_buff *skb,
 	u64 now, n, off;
 
 	rcu_read_lock();
-	mon = xa_load(&an->mons, word >> ALTMARK_FLOWMON_SHIFT);
+	mon = altmark_rx_lookup(an, word >> ALTMARK_FLOWMON_SHIFT);
 	if (!mon)
 		goto out;
 
@@ -306,6 +336,15 @@ out:
 	rcu_read_unlock();
 }
 
+/* The header the ingress writes: 8 octets, the option alone. */
+static bool altmark_opt_alone(const u8 *p, __be32 *data)
+{
+	if (p[1] || p[2] != IPV6_TLV_ALTMARK || p[3] != ALTMARK_OPT_LEN)
+		return false;
+	memcpy(data, p + 4, sizeof(*data));
+	return true;
+}
+
 /* Find the AltMark option of the Hop-by-Hop or Destination Options
  * header at @off: 1 with its data word in @data, 0 if it has none, an
  * error if it has several or the header is malformed (an option past the
@@ -323,14 +362,9 @@ static int altmark_find_opt(const struct sk_buff *skb, unsigned int off,
 	p = skb_header_pointer(skb, off, sizeof(buf), buf);
 	if (!p)
 		return -EINVAL;
-	len = (p[1] + 1) << 3;
-
-	/* the header the ingress writes: the option alone */
-	if (len == ALTMARK_HDR_LEN && p[2] == IPV6_TLV_ALTMARK &&
-	    p[3] == ALTMARK_OPT_LEN) {
-		memcpy(data, p + 4, sizeof(*data));
+	if (altmark_opt_alone(p, data))
 		return 1;
-	}
+	len = (p[1] + 1) << 3;
 
 	for (i = 2; i < len;) {
 		u8 hdr[2], *h;
@@ -387,7 +421,7 @@ void altmark_seg6_rcv(struct sk_buff *skb)
 	int hdrs;
 
 	for (hdrs = 0; hdrs < 4; hdrs++) {
-		u8 buf[4], *h;
+		u8 buf[ALTMARK_HDR_LEN], *h;	/* no header is shorter */
 		__be32 data;
 
 		h = skb_header_pointer(skb, off, sizeof(buf), buf);
@@ -407,7 +441,8 @@ void altmark_seg6_rcv(struct sk_buff *skb)
 			if (after_rh && !last)
 				return;
 			/* one count per packet, whatever else it carries */
-			if (altmark_find_opt(skb, off, &data) == 1) {
+			if (altmark_opt_alone(h, &data) ||
+			    altmark_find_opt(skb, off, &data) == 1) {
 				altmark_rx(dev_net(skb->dev), skb, data);
 				return;
 			}
@@ -559,6 +594,7 @@ int altmark_nl_monitor_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct altmark_net *an = altmark_pernet(genl_info_net(info));
 	unsigned int history = ALTMARK_HISTORY_DEFAULT;
+	struct altmark_hash *hash;
 	struct altmark_mon *mon;
 	u32 flowmon;
 	int err;
@@ -597,6 +633,16 @@ int altmark_nl_monitor_add_doit(struct sk_buff *skb, struct genl_info *info)
 	mon->closed[0] = U64_MAX;
 	mon->closed[1] = U64_MAX;
 
+	hash = rcu_dereference_protected(an->hash,
+					 lockdep_is_held(&an->lock));
+	if (!hash) {
+		hash = kvzalloc(sizeof(*hash), GFP_KERNEL_ACCOUNT);
+		if (!hash) {
+			err = -ENOMEM;
+			goto err_unlock;
+		}
+		rcu_assign_pointer(an->hash, hash);
+	}
 	err = xa_insert(&an->mons, flowmon, mon, GFP_KERNEL_ACCOUNT);
 	if (err) {
 		if (err == -EBUSY) {
@@ -607,6 +653,8 @@ int altmark_nl_monitor_add_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 		goto err_unlock;
 	}
+	hlist_add_head_rcu(&mon->node,
+			   &hash->heads[hash_32(flowmon, ALTMARK_HASH_BITS)]);
 	static_branch_inc(&altmark_rx_key);
 	if (!an->count++)
 		altmark_close_arm(an);
@@ -631,8 +679,10 @@ int altmark_nl_monitor_del_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&an->lock);
 	mon = xa_erase(&an->mons,
 		       nla_get_u32(info->attrs[ALTMARK_A_MONITOR_FLOWMON]));
-	if (mon)
+	if (mon) {
+		hlist_del_rcu(&mon->node);
 		an->count--;
+	}
 	mutex_unlock(&an->lock);
 
 	if (!mon) {
@@ -964,6 +1014,7 @@ static void __net_exit altmark_net_exit(struct net *net)
 {
 	struct altmark_net *an = altmark_pernet(net);
 	const struct ctl_table *table = an->sysctl->ctl_table_arg;
+	struct altmark_hash *hash;
 	struct altmark_mon *mon;
 	unsigned long id;
 
@@ -973,12 +1024,16 @@ static void __net_exit altmark_net_exit(struct net *net)
 	mutex_lock(&an->lock);
 	xa_for_each(&an->mons, id, mon) {
 		xa_erase(&an->mons, id);
+		hlist_del_rcu(&mon->node);
 		altmark_mon_free(mon);
 	}
 	an->count = 0;
+	hash = rcu_replace_pointer(an->hash, NULL, true);
 	mutex_unlock(&an->lock);
 	cancel_delayed_work_sync(&an->close_work);
 	xa_destroy(&an->mons);
+	if (hash)
+		kvfree_rcu(hash, rcu);
 }
 
 static struct pernet_operations altmark_net_ops = {

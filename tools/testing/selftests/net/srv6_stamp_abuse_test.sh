@@ -432,6 +432,95 @@ test_amplification()
 	log_test "return-segs with a peer is accepted"
 }
 
+# check_altmark_loop DESC SRC SPORT COUNTER [spoof args]: a Block TLV
+# query to A's reflector on port 866 (altmark any) that must be refused
+# before any block is looked up
+check_altmark_loop()
+{
+	local desc=$1 src=$2 sport=$3 cnt=$4 rx tx c blocks refused
+	shift 4
+
+	RET=0
+	ip -n "$a" stamp reflector del port 866 2>/dev/null
+	ip -n "$a" stamp reflector add port 866 altmark any
+	check_err $? "cannot make the reflector"
+	spoof "$A6" 866 "$src" "$sport" --query 21:1 "$@"
+	check_err $? "could not send the frame"
+	stat_wait "$a" 866 "$cnt" 1
+	check_err $? "the reflector did not count the frame as $cnt"
+	read -r rx tx c blocks refused <<< \
+		"$(stats "$a" 866 rx tx "$cnt" altmark_blocks altmark_refused)"
+	[ "$rx" -eq 1 ] && [ "$tx" -eq 0 ] && [ "$c" -eq 1 ] &&
+		[ "$blocks" -eq 0 ] && [ "$refused" -eq 0 ]
+	check_err $? "rx $rx tx $tx $cnt $c altmark_blocks $blocks
+		altmark_refused $refused, want 1 0 1 0 0"
+	log_test "$desc"
+}
+
+# Block TLV queries (Alternate-Marking, altmark any|peer): the reflector's
+# source and loop checks come first, and a peer reflector answers a
+# spoofed source with a refusal, never with counts.  Where the kernel has
+# no Alternate-Marking, altmark any is refused and creates nothing.
+test_altmark()
+{
+	local tx blocks refused noports
+
+	if ! ip netns exec "$a" test -d /proc/sys/net/ipv6/altmark; then
+		check_reject "altmark any without CONFIG_IPV6_ALTMARK" \
+			reflector add port 866 altmark any
+		RET=0
+		grep -qF "altmark needs CONFIG_IPV6_ALTMARK" <<< "$REFUSED"
+		check_err $? "the error is not the kernel's: $REFUSED"
+		log_test "without CONFIG_IPV6_ALTMARK, the refusal says why"
+		return
+	fi
+
+	check_altmark_loop "block query: self-loop [A]:866 -> [A]:866 is refused" \
+		"$A6" 866 drop_source
+	check_altmark_loop "block query: ping-pong [B]:866 -> [A]:866 is refused" \
+		"$B6" 866 drop_source
+	check_altmark_loop "block query in a reflector's reply is not answered" \
+		"$ATK6" 40000 drop_reflected --reply
+
+	RET=0
+	ip -n "$a" stamp reflector del port 866
+	ip -n "$a" stamp reflector add port 866 altmark peer
+	ip -n "$a" stamp session add ssid 7 peer "$B6"
+	ip -n "$a" altmark monitor add flowmon 21
+	check_err $? "cannot make the reflector, its session and the monitor"
+	spoof "$A6" 866 "$ATK6" 40000 --query 21:1
+	stat_wait "$a" 866 altmark_refused 1
+	check_err $? "the Block TLV of a source no session names was not refused"
+	read -r tx blocks refused <<< \
+		"$(stats "$a" 866 tx altmark_blocks altmark_refused)"
+	[ "$tx" -eq 1 ] && [ "$blocks" -eq 0 ] && [ "$refused" -eq 1 ]
+	check_err $? "tx $tx altmark_blocks $blocks altmark_refused $refused, want 1 0 1"
+	log_test "altmark peer: a source no session names gets a refusal, no counts"
+
+	# atk claims to be B: the answer goes to B (whose closed port counts
+	# it), not to atk
+	RET=0
+	noports=$(udp6_noports "$b")
+	spoof "$A6" 866 "$B6" 40000 --query 21:1
+	stat_wait "$a" 866 tx 2
+	check_err $? "the spoofed peer's test packet was not answered"
+	[ "$(stat "$a" 866 altmark_refused)" -eq 1 ]
+	check_err $? "the spoofed peer's Block TLV was refused"
+	slowwait 60 until_counter_is ">= $((noports + 1))" udp6_noports "$b" \
+		> /dev/null
+	check_err $? "B did not receive the answer to its spoofed address"
+	log_test "altmark peer: the answer to a spoofed peer goes to the peer"
+	ip -n "$a" altmark monitor del flowmon 21
+	ip -n "$a" stamp session del ssid 7 peer "$B6"
+	ip -n "$a" stamp reflector del port 866
+}
+
+# udp6_noports NS: UDPv6 datagrams NS received for a port nobody listens on
+udp6_noports()
+{
+	ip netns exec "$1" awk '$1 == "Udp6NoPorts" { print $2 }' /proc/net/snmp6
+}
+
 # From a user namespace: far more sessions and reflectors than the limits.
 test_limits()
 {
@@ -631,8 +720,8 @@ ip -n "$b" stamp reflector add
 
 # STAMP_ABUSE_TESTS: the tests to run, all by default
 for t in ${STAMP_ABUSE_TESTS:-honest_sender loops modes pingpong_ports \
-	sport_min tlvs amplification fragments local_route xfrm limits \
-	netns_leak exit_grace honest_sender}; do
+	sport_min tlvs altmark amplification fragments local_route xfrm \
+	limits netns_leak exit_grace honest_sender}; do
 	"test_$t"
 done
 

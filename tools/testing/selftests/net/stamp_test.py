@@ -518,8 +518,13 @@ def cmd_spoof(a):
     v6 = ":" in a.dst
     fam = socket.AF_INET6 if v6 else socket.AF_INET
     src, dst = socket.inet_pton(fam, a.src), socket.inet_pton(fam, a.dst)
+    tlvs = b""
+    if a.query:
+        f, n = (int(x) for x in a.query.split(":"))
+        tlvs = tlv(T_PLM, plm2(f, n, a.period_ms))
     payload = sender_packet(1, a.ssid,
-                            key=bytes.fromhex(a.key) if a.key else None)
+                            key=bytes.fromhex(a.key) if a.key else None,
+                            tlvs=tlvs)
     if a.reply:
         # What a reflector sends: a Receive Timestamp after the SSID.
         payload = payload[:16] + ts_pack(time.time_ns(), False) + \
@@ -659,7 +664,8 @@ def main():
     p.add_argument("--iface", help="spoof: the interface to send on")
     p.add_argument("--reply", action="store_true",
                    help="spoof: make it look like a reflector's reply")
-    p.add_argument("--query", help="altmark: F:N[:PERIOD_MS[:COLOUR]],...")
+    p.add_argument("--query", help="altmark: F:N[:PERIOD_MS[:COLOUR]],...; "
+                   "spoof: F:N, a Block TLV")
     p.add_argument("--period-ms", type=int, default=4000, help="altmark")
     a = p.parse_args()
     {"basic": cmd_basic, "none": cmd_none, "tlv": cmd_tlv,
