@@ -60,6 +60,7 @@ struct altmark_pcpu {
 };
 
 struct altmark_mon {
+	struct hlist_node node;		/* in altmark_net.hash */
 	u32 flowmon;
 	u64 period_ns;
 	struct altmark_pcpu __percpu *pcpu;
@@ -86,13 +87,11 @@ struct altmark_mon {
 	/* the namespace's, and each route's that counts into it */
 	refcount_t ref;
 	bool dead;
-	struct hlist_node node;		/* in altmark_net.hash */
 	struct rcu_head rcu;
 	struct altmark_block blocks[];
 };
 
 struct altmark_hash {
-	struct rcu_head rcu;
 	struct hlist_head heads[1 << ALTMARK_HASH_BITS];
 };
 
@@ -296,9 +295,10 @@ static struct altmark_mon *altmark_rx_lookup(const struct altmark_net *an,
 	if (unlikely(!h))
 		return NULL;
 	head = &h->heads[hash_32(flowmon, ALTMARK_HASH_BITS)];
-	hlist_for_each_entry_rcu(mon, head, node)
+	hlist_for_each_entry_rcu(mon, head, node) {
 		if (mon->flowmon == flowmon)
 			return mon;
+	}
 	return NULL;
 }
 
@@ -1028,12 +1028,11 @@ static void __net_exit altmark_net_exit(struct net *net)
 		altmark_mon_free(mon);
 	}
 	an->count = 0;
-	hash = rcu_replace_pointer(an->hash, NULL, true);
+	hash = rcu_replace_pointer(an->hash, NULL, lockdep_is_held(&an->lock));
 	mutex_unlock(&an->lock);
 	cancel_delayed_work_sync(&an->close_work);
 	xa_destroy(&an->mons);
-	if (hash)
-		kvfree_rcu(hash, rcu);
+	kvfree_rcu_mightsleep(hash);
 }
 
 static struct pernet_operations altmark_net_ops = {

@@ -432,9 +432,29 @@ test_amplification()
 	log_test "return-segs with a peer is accepted"
 }
 
-# check_altmark_loop DESC SRC SPORT COUNTER [spoof args]: a Block TLV
-# query to A's reflector on port 866 (altmark any) that must be refused
-# before any block is looked up
+# The monitor that the Block TLV queries ask for: FlowMonID 21 on A,
+# periods of 1 s, 32 blocks kept, so that a closed block can be found for
+# half a minute after it closed.
+readonly AM_FLOWMON=21 AM_PERIOD_MS=1000
+
+# am_block: the latest block A closed for AM_FLOWMON; fails before the first
+am_block()
+{
+	ip -n "$a" -j altmark monitor show flowmon "$AM_FLOWMON" |
+		jq -e '[.[0].blocks[].number] | max'
+}
+
+# am_spoof SRC SPORT [spoof args]: a test packet to A's port 866 asking for
+# the latest closed block
+am_spoof()
+{
+	spoof "$A6" 866 "$1" "$2" --period-ms "$AM_PERIOD_MS" \
+		--query "$AM_FLOWMON:$(am_block)" "${@:3}"
+}
+
+# check_altmark_loop DESC SRC SPORT COUNTER [spoof args]: a query for a
+# block that A has, to A's reflector on port 866 (altmark any), which its
+# source and loop checks must refuse before the block is looked up
 check_altmark_loop()
 {
 	local desc=$1 src=$2 sport=$3 cnt=$4 rx tx c blocks refused
@@ -444,7 +464,7 @@ check_altmark_loop()
 	ip -n "$a" stamp reflector del port 866 2>/dev/null
 	ip -n "$a" stamp reflector add port 866 altmark any
 	check_err $? "cannot make the reflector"
-	spoof "$A6" 866 "$src" "$sport" --query 21:1 "$@"
+	am_spoof "$src" "$sport" "$@"
 	check_err $? "could not send the frame"
 	stat_wait "$a" 866 "$cnt" 1
 	check_err $? "the reflector did not count the frame as $cnt"
@@ -459,11 +479,12 @@ check_altmark_loop()
 
 # Block TLV queries (Alternate-Marking, altmark any|peer): the reflector's
 # source and loop checks come first, and a peer reflector answers a
-# spoofed source with a refusal, never with counts.  Where the kernel has
-# no Alternate-Marking, altmark any is refused and creates nothing.
+# source that no session names with a refusal, never with counts.  Where
+# the kernel has no Alternate-Marking, altmark any is refused and creates
+# nothing.
 test_altmark()
 {
-	local tx blocks refused noports
+	local tx blocks refused noports b0 r0
 
 	if ! ip netns exec "$a" test -d /proc/sys/net/ipv6/altmark; then
 		check_reject "altmark any without CONFIG_IPV6_ALTMARK" \
@@ -475,6 +496,23 @@ test_altmark()
 		return
 	fi
 
+	RET=0
+	# the guard first: it must stay at most half the period
+	ip netns exec "$a" sysctl -wq net.ipv6.altmark.guard_ms=500 &&
+	ip netns exec "$a" sysctl -wq \
+		net.ipv6.altmark.period_ms="$AM_PERIOD_MS" &&
+	ip -n "$a" altmark monitor add flowmon "$AM_FLOWMON" history 32
+	check_err $? "cannot make the monitor"
+	slowwait 60 am_block > /dev/null
+	check_err $? "the monitor closed no block"
+	ip -n "$a" stamp reflector add port 866 altmark any
+	check_err $? "cannot make the reflector"
+	am_spoof "$ATK6" 40000
+	check_err $? "could not send the frame"
+	stat_wait "$a" 866 altmark_blocks 1
+	check_err $? "a query from atk for a closed block was not answered with it"
+	log_test "block query: atk's query for a closed block is answered with it"
+
 	check_altmark_loop "block query: self-loop [A]:866 -> [A]:866 is refused" \
 		"$A6" 866 drop_source
 	check_altmark_loop "block query: ping-pong [B]:866 -> [A]:866 is refused" \
@@ -483,36 +521,41 @@ test_altmark()
 		"$ATK6" 40000 drop_reflected --reply
 
 	RET=0
-	ip -n "$a" stamp reflector del port 866
-	ip -n "$a" stamp reflector add port 866 altmark peer
+	ip -n "$a" stamp reflector del port 866 &&
+	ip -n "$a" stamp reflector add port 866 altmark peer &&
 	ip -n "$a" stamp session add ssid 7 peer "$B6"
-	ip -n "$a" altmark monitor add flowmon 21
-	check_err $? "cannot make the reflector, its session and the monitor"
-	spoof "$A6" 866 "$ATK6" 40000 --query 21:1
-	stat_wait "$a" 866 altmark_refused 1
-	check_err $? "the Block TLV of a source no session names was not refused"
-	read -r tx blocks refused <<< \
-		"$(stats "$a" 866 tx altmark_blocks altmark_refused)"
-	[ "$tx" -eq 1 ] && [ "$blocks" -eq 0 ] && [ "$refused" -eq 1 ]
-	check_err $? "tx $tx altmark_blocks $blocks altmark_refused $refused, want 1 0 1"
+	check_err $? "cannot make the reflector and its session"
+	am_spoof "$ATK6" 40000
+	check_err $? "could not send the frame"
+	# tx is counted last, once the reply is built and sent
+	stat_wait "$a" 866 tx 1
+	check_err $? "the test packet of a source no session names was not answered"
+	read -r blocks refused <<< \
+		"$(stats "$a" 866 altmark_blocks altmark_refused)"
+	[ "$blocks" -eq 0 ] && [ "$refused" -eq 1 ]
+	check_err $? "altmark_blocks $blocks altmark_refused $refused, want 0 1"
 	log_test "altmark peer: a source no session names gets a refusal, no counts"
 
 	# atk claims to be B: the answer goes to B (whose closed port counts
 	# it), not to atk
 	RET=0
 	noports=$(udp6_noports "$b")
-	spoof "$A6" 866 "$B6" 40000 --query 21:1
+	read -r b0 r0 <<< "$(stats "$a" 866 altmark_blocks altmark_refused)"
+	am_spoof "$B6" 40000
+	check_err $? "could not send the frame"
 	stat_wait "$a" 866 tx 2
 	check_err $? "the spoofed peer's test packet was not answered"
-	[ "$(stat "$a" 866 altmark_refused)" -eq 1 ]
-	check_err $? "the spoofed peer's Block TLV was refused"
+	read -r blocks refused <<< \
+		"$(stats "$a" 866 altmark_blocks altmark_refused)"
+	[ "$blocks" -eq $((b0 + 1)) ] && [ "$refused" -eq "$r0" ]
+	check_err $? "altmark_blocks $b0 -> $blocks, altmark_refused $r0 -> $refused; want +1, +0"
 	slowwait 60 until_counter_is ">= $((noports + 1))" udp6_noports "$b" \
 		> /dev/null
 	check_err $? "B did not receive the answer to its spoofed address"
 	log_test "altmark peer: the answer to a spoofed peer goes to the peer"
-	ip -n "$a" altmark monitor del flowmon 21
 	ip -n "$a" stamp session del ssid 7 peer "$B6"
 	ip -n "$a" stamp reflector del port 866
+	ip -n "$a" altmark monitor del flowmon "$AM_FLOWMON"
 }
 
 # udp6_noports NS: UDPv6 datagrams NS received for a port nobody listens on
