@@ -101,7 +101,10 @@ def plot_curves(results, out, goal=None):
                 colours[name] = f"C{len(colours)}"
             xs = [n for n, _ in pts]
             ys = [r[key]["mean"] for _, r in pts]
+            # one repetition has no interval (null): no error bar
             ci = [r[key]["ci95"] for _, r in pts]
+            ci = [0 if c is None or math.isnan(c) else c for c in ci]
+            ci = ci if any(ci) else None
             label = name if i == 0 else f"{name} ({res['experiment']})"
             ax.errorbar(xs, ys, yerr=ci, capsize=3, marker="o" if i == 0 else "s",
                         linestyle="-" if i == 0 else "--", color=colours[name],
