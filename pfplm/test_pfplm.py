@@ -13,6 +13,7 @@ the guest; a late switch cannot be made to happen there on demand.
 """
 
 import contextlib
+import errno
 import importlib.machinery
 import importlib.util
 import io
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from srv6_oam import hosttest
 from srv6_oam.hosttest import check
 
@@ -622,6 +623,107 @@ def altmark_tests():
         check(f"altmark: refused with a reason: {why}", why in err, err)
 
 
+class FakeAltmarkNl:
+    """The altmark family's stand-in: monitors by FlowMonID."""
+
+    def __init__(self, *flowmons):
+        self.mons = {fm: {"flowmon": fm, "blocks": []} for fm in flowmons}
+
+    def monitor_get(self, fm):
+        return self.mons.get(fm)
+
+    def monitor_add(self, fm, _history):
+        if fm in self.mons:
+            raise pfplm.NetlinkError(errno.EEXIST, "File exists")
+        self.mons[fm] = {"flowmon": fm, "blocks": []}
+
+    def monitor_del(self, fm):
+        if self.mons.pop(fm, None) is None:
+            raise pfplm.NetlinkError(errno.ENOENT, "No such file")
+
+    def close(self):
+        pass
+
+
+def am_conf(path, flows):
+    """A configuration file of method altmark with flows {name: flowmon}
+    (flow id and SID list from the name's letter)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[pfplm]\nperiod = 4\nguard = 1\nmethod = altmark\n"
+                 "source = fc00:12::1\n")
+        for name, fm in flows.items():
+            fh.write(f"[flow {name}]\nrole = ingress\nid = {ord(name)}\n"
+                     f"flowmon = {fm}\nsids = fc00:2::e,fc00:3::{name}\n"
+                     f"peer = {R3}\nreflectors = {R2},{R3}\n")
+
+
+def altmark_plane_tests():
+    """method altmark: the monitors pfplm adds, and only those, are
+    deleted at the end, after a restart (its record) and at a reload."""
+    with tempfile.TemporaryDirectory() as tmp:
+        conf, rec = os.path.join(tmp, "am.conf"), os.path.join(tmp, "rec")
+        am_conf(conf, {"a": 7, "b": 8})
+        args = pfplm.parser().parse_args(["-c", conf])
+        cfg = pfplm.load_config(args)
+        nl = FakeAltmarkNl(8, 30)       # 8 and 30: the operator's
+        plane = pfplm.AltmarkPlane(cfg)
+        plane.nl, plane.record = nl, rec
+        with redirect_stderr(io.StringIO()):
+            plane.setup()
+        check("altmark: a monitor added where there is none, and recorded",
+              sorted(nl.mons) == [7, 8, 30] and plane.created == [7] and
+              open(rec).read() == "7\n", (sorted(nl.mons), plane.created))
+
+        # killed: a new instance finds the record, keeps 7 (its flow is
+        # still configured) with its blocks, deletes 9 (no flow now)
+        nl.mons[7]["blocks"] = ["kept"]
+        nl.mons[9] = {"flowmon": 9, "blocks": []}
+        with open(rec, "w", encoding="ascii") as fh:
+            fh.write("7\n9\n")
+        plane = pfplm.AltmarkPlane(cfg)
+        plane.nl, plane.record = nl, rec
+        err = io.StringIO()
+        with redirect_stderr(err):
+            plane.setup()
+        check("altmark: after a kill, its monitors taken over, not re-added",
+              plane.created == [7] and nl.mons[7]["blocks"] == ["kept"] and
+              "taking over" in err.getvalue(), (plane.created, err.getvalue()))
+        check("... and the one of a flow no longer configured deleted",
+              sorted(nl.mons) == [7, 8, 30] and open(rec).read() == "7\n",
+              sorted(nl.mons))
+
+        # SIGHUP: flow a (7, added by pfplm) removed, c (11) added
+        mon = pfplm.AltmarkMonitor(cfg, args)
+        mon.nf = plane
+        am_conf(conf, {"b": 8, "c": 11})
+        with redirect_stderr(io.StringIO()):
+            mon.apply_reload()
+        c = [f for f in mon.cfg.flows if f.name == "c"]
+        check("altmark: a reload deletes the monitor of a removed flow and "
+              "adds the new flow's",
+              sorted(nl.mons) == [8, 11, 30] and plane.created == [11] and
+              open(rec).read() == "11\n" and c and
+              c[0].since == mon.current_block(), (sorted(nl.mons), c))
+        out = io.StringIO()
+        with redirect_stdout(out):
+            done = mon.close_block(c[0], c[0].since - 1)
+        check("... and reports nothing of the blocks before its addition",
+              done and out.getvalue() == "" and not mon.pending,
+              (done, out.getvalue()))
+
+        am_conf(conf, {"b": 8, "c": 11, "d": 0x100000})
+        with redirect_stderr(io.StringIO()) as err:
+            mon.apply_reload()
+        check("altmark: a reload with a bad flow keeps the running flows",
+              [f.name for f in mon.cfg.flows] == ["b", "c"] and
+              "keeping the running" in err.getvalue(), err.getvalue())
+
+        plane.teardown()
+        check("altmark: at the end, only what it added is deleted",
+              sorted(nl.mons) == [8, 30] and not os.path.exists(rec),
+              sorted(nl.mons))
+
+
 def close_late(block, late):
     """close() of block on a fresh Monitor whose switches were late by
     late: {block switched into: ns}."""
@@ -639,6 +741,7 @@ def main():
     nonce_test()
     switcher_tests()
     altmark_tests()
+    altmark_plane_tests()
     query_frame()
     got = close_late(104, {})
     # readings 10 * b: block 104 counts reading(104) - reading(102) = 20
