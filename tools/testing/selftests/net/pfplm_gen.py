@@ -3,6 +3,7 @@
 """Traffic for srv6_pfplm_test.sh, with its own ground truth.
 
 Every period of PERIOD seconds (numbered from the Unix epoch, like pfplm's
+blocks; with --clock tai, of CLOCK_TAI, like the kernel's Alternate-Marking
 blocks), sends PACKETS UDP datagrams to each destination, all of them
 between 30% and 60% of the period, so that each datagram belongs to one
 block without doubt however late the colour switch or the counters are
@@ -36,7 +37,9 @@ def main():
                    help="Traffic Class bit of a doomed datagram")
     p.add_argument("--blocks", type=int, default=0)
     p.add_argument("--out", required=True)
+    p.add_argument("--clock", choices=("realtime", "tai"), default="realtime")
     a = p.parse_args()
+    clock = time.CLOCK_TAI if a.clock == "tai" else time.CLOCK_REALTIME
     lossy = {}
     for item in a.lossy:
         addr, every = item.split("=")
@@ -52,7 +55,7 @@ def main():
     first = None
     payload = bytes(64)
     while not stop:
-        now = time.time_ns()
+        now = time.clock_gettime_ns(clock)
         block = now // T
         start, end = block * T + 3 * T // 10, block * T + 6 * T // 10
         if now > start:
@@ -64,7 +67,7 @@ def main():
             break
         while not stop:
             # one clock read: a second one could be past start already
-            left = start - time.time_ns()
+            left = start - time.clock_gettime_ns(clock)
             if left <= 0:
                 break
             time.sleep(min(0.05, left / NS))
@@ -84,12 +87,12 @@ def main():
                 index[dst] += 1
                 every = lossy.get(dst)
                 sock = doomed if every and i % every == every - 1 else plain
-                t0 = time.time_ns()
+                t0 = time.clock_gettime_ns(clock)
                 try:
                     sock.sendto(payload, (dst, 9))
                 except OSError:
                     continue
-                t1 = time.time_ns()
+                t1 = time.clock_gettime_ns(clock)
                 rec["sent"] += 1
                 if sock is doomed:
                     rec["doomed"] += 1
@@ -97,7 +100,7 @@ def main():
                         t1 <= block * T + 8 * T // 10):
                     rec["sure"] = False
                 due += gap
-                ahead = due - time.time_ns()
+                ahead = due - time.clock_gettime_ns(clock)
                 if ahead > 0:
                     time.sleep(ahead / NS)
     with open(a.out, "w", encoding="utf-8") as fh:
