@@ -395,9 +395,9 @@ series: fetch
 # --strict and builds, with the guest's configuration and with the
 # features' Kconfig symbols off, in a worktree and object directories of
 # its own (build/series-build[-BASE]; scripts/series-build.sh).  Not in CI:
-# a kernel build per patch.
+# a kernel build per patch.  SERIES_FROM=N builds from the Nth patch on.
 series-build: tree
-	@$(call stage,series-build,scripts/series-build.sh $(KSRC) \
+	@$(call stage,series-build,SERIES_FROM=$(SERIES_FROM) scripts/series-build.sh $(KSRC) \
 		$(BUILD)/series-build$(SFX) $(FRAGMENTS))
 
 clean:
