@@ -6,8 +6,8 @@
 # table gives, and a value above mainline's highest in the same enum.
 # Compiles a small C program against the installed uAPI headers.
 #
-# ABSENT, for a base that does not carry every patch of the series (make
-# BASE=6.1: config/uapi-absent-6.1), lists the symbols of the table that
+# ABSENT, for a base that does not carry every patch of the series
+# (config/uapi-absent-BASE, none today), lists the symbols of the table that
 # base does not have yet, one a line (the first word; "#" comments): each
 # must really be absent from its header (a program using it does not
 # compile), and is not checked further.
