@@ -567,8 +567,8 @@ done
 nsx r2 ip -6 addr add fc00:2::100/128 dev lo
 for f in 21 22; do
 	nsx hs2 ip -6 addr add "fd00:b::$f"/64 dev eth0 nodad
-	nsx r2 ip altmark monitor add flowmon "$f"
-	nsx r3 ip altmark monitor add flowmon "$f"
+	nsx r2 ip altmark monitor add flowmon "$f" history 32
+	nsx r3 ip altmark monitor add flowmon "$f" history 32
 done
 nsx r1 ip -6 route add fd00:b::21/128 encap seg6 mode encap segs fc00:2::e,fc00:3::d60 \
 	altmark flowmon 21 segment dev veth-r2
@@ -588,15 +588,21 @@ ip netns exec demo-r1 pfplm --method altmark --period 6 --guard 1.5 --port 8620 
 	--flow "name=am22 role=ingress id=22 sids=fc00:2::e2,fc00:3::d60 peer=fc00:3::100 reflectors=fc00:2::100,fc00:3::100" \
 	> "$am/report" 2> "$am/log" &
 am_pid=$!
+# The traffic starts once pfplm has reported its first block (the one it
+# started in, unknown): every block of the traffic is then one the
+# monitors saw whole.
 wait_until 60 'grep -q started "$am/log"' || true
+wait_until 60 '[ -s "$am/results" ]' 'sleep 1' || true
 ip netns exec demo-hs1 python3 "$top/tools/testing/selftests/net/pfplm_gen.py" --period 6 \
-	--packets 20 --dst fd00:b::21 --dst fd00:b::22 --lossy fd00:b::22=4 --blocks 4 \
-	--out "$am/gen" || true
+	--clock tai --packets 20 --dst fd00:b::21 --dst fd00:b::22 --lossy fd00:b::22=4 \
+	--blocks 4 --out "$am/gen" || true
 am_exact() {
 	[ -s "$am/results" ] || { echo 0; return; }
 	jq -s '[.[] | select(.status == "exact" and .sent > 0)] | length' "$am/results"
 }
-wait_until 120 '[ "$(am_exact)" -ge 6 ]' 'sleep 3' || true
+# every block of the traffic, both flows (32 blocks of history on every
+# node keep them well past this wait)
+wait_until 120 '[ "$(am_exact)" -ge 8 ]' 'sleep 3' || true
 # the kernels' blocks before pfplm stops: it deletes r1's monitor, which
 # it added
 for n in r1 r2 r3; do
