@@ -107,7 +107,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools kselftest-install kselftest \
+.PHONY: help deps fetch tree kernel tools install-tools debs kselftest-install kselftest \
 	check check-loaded check-debug check-debug-run check-modules check-modules-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
@@ -158,6 +158,13 @@ tools: fetch
 	@scripts/check-man.sh $(PREFIX)
 	@scripts/check-ipset-symbols.sh $(PREFIX)
 	@$(PREFIX)/sbin/ip -V
+
+# Debian packages of the patched iproute2, iptables and ipset, from
+# bookworm's source packages with our patches in debian/patches
+# (scripts/debs.sh): build/debs/*.deb, the ones that change (build/debs/SHIP);
+# the source packages in build/debs/build/PKG.  Not in CI.
+debs: fetch
+	@$(call stage,debs,scripts/debs.sh $(BUILD)/debs)
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
 # make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]; PREFIX=DIR on
