@@ -692,6 +692,33 @@ def altmark_plane_tests():
               sorted(nl.mons) == [7, 8, 30] and open(rec).read() == "7\n",
               sorted(nl.mons))
 
+        # a start that fails while it settles them keeps in the record
+        # what it did not get to (deleted at a later start)
+        nl.mons[9] = {"flowmon": 9, "blocks": []}
+        with open(rec, "w", encoding="ascii") as fh:
+            fh.write("7\n9\n")
+        failing = pfplm.AltmarkPlane(cfg)
+        failing.nl, failing.record = FakeAltmarkNl(), rec
+
+        def refuse(_fm):
+            raise pfplm.NetlinkError(errno.EPERM, "Operation not permitted")
+        failing.nl.monitor_get = refuse
+        try:
+            with redirect_stderr(io.StringIO()):
+                failing.setup()
+        except pfplm.NetfilterError:
+            pass
+        failing.nl = None
+        failing.teardown()
+        kept = open(rec).read() if os.path.exists(rec) else ""
+        check("altmark: a failed take-over keeps the record of what is left",
+              kept == "7\n9\n", kept)
+        with redirect_stderr(io.StringIO()):
+            plane.setup()
+        check("... and the next start settles it",
+              sorted(nl.mons) == [7, 8, 30] and open(rec).read() == "7\n",
+              (sorted(nl.mons), open(rec).read()))
+
         # SIGHUP: flow a (7, added by pfplm) removed, c (11) added
         mon = pfplm.AltmarkMonitor(cfg, args)
         mon.nf = plane
