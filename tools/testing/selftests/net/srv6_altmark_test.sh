@@ -240,18 +240,21 @@ while off + 16 <= len(data):
 EOF
 }
 
-# one_ping MODE PLACE SIDS: the option of one ping's packet as r2 receives
-# it (the ping may have no answer: inline's and a lone SID's packets end
-# at r2 or r3)
+# one_ping MODE PLACE SIDS [DST]: the option of one ping's packet to DST
+# (fd00:d::a, or an IPv4 address) as r2 receives it (the ping may have no
+# answer: inline's and a lone SID's packets end at r2 or r3, and nothing
+# routes IPv4 or Ethernet frames back)
 one_ping()
 {
-	local pcap=$TMPD/$1-$2-$3.pcap
+	local dst=${4:-fd00:d::a} fam=-6 len=128
+	local pcap=$TMPD/$1-$2-$3-$dst.pcap
 
-	ip -n "$r1" -6 route change fd00:d::a/128 encap seg6 mode "$1" \
+	[[ "$dst" == *.* ]] && fam=-4 len=32
+	ip -n "$r1" "$fam" route replace "$dst/$len" encap seg6 mode "$1" \
 		segs "$3" altmark flowmon "$FLOWMON" "$2" dev veth1 ||
 		return
 	capture_start "$r2" veth0 "$pcap" ip6 and dst fc00:2::e || return
-	ip netns exec "$hs" ping -6 -c 1 -W 1 fd00:d::a > /dev/null
+	ip netns exec "$hs" ping "$fam" -c 1 -W 1 "$dst" > /dev/null
 	capture_wait "$pcap" 1
 	capture_stop
 	decode "$pcap" | head -n 1
@@ -277,6 +280,80 @@ for mode in encap.red encap inline encap.red/1; do
 		check_err $? "$mode, $place: the option decodes as \"$got\""
 	done
 	log_test "the option on the wire, mode ${mode/\/1/ to one segment}: hop, segment, dest"
+done
+
+# ---- IPv4 packets and Ethernet frames in the encapsulation ----------------
+
+# what r1, r2 and r3 counted of FLOWMON
+counted()
+{
+	local ns
+
+	for ns in "$r1" "$r2" "$r3"; do
+		ip -n "$ns" -s -j altmark monitor show flowmon "$FLOWMON" |
+			jq '[.[0].counters[].packets] | add'
+	done | paste -sd " "
+}
+
+counted_is()
+{
+	[ "$(counted)" = "$1" ]
+}
+
+# hs's IPv4 pings to hd's 10.0.13.10, encapsulated by r1 and decapsulated
+# by r3's End.DX4; hs's IPv6 pings, encapsulated with their Ethernet
+# frames (l2encap) and sent out by r3's End.DX2
+ipv4_l2_setup()
+{
+	local ns
+
+	for ns in "$r1" "$r3"; do
+		ip netns exec "$ns" sysctl -wq net.ipv4.ip_forward=1 || return
+	done
+	ip -n "$hs" addr add 10.0.1.1/24 dev veth0 || return
+	ip -n "$r1" addr add 10.0.1.2/24 dev veth0 || return
+	ip -n "$r3" addr add 10.0.13.1/24 dev veth1 || return
+	ip -n "$hd" addr add 10.0.13.10/24 dev veth0 || return
+	ip -n "$hs" route add 10.0.13.0/24 via 10.0.1.2 || return
+	ip -n "$r3" -6 route add fc00:3::d4/128 encap seg6local \
+		action End.DX4 nh4 10.0.13.10 dev veth1 || return
+	ip -n "$r3" -6 route add fc00:3::d2/128 encap seg6local \
+		action End.DX2 oif veth1 dev veth1
+}
+
+# The header chain ends in the IPv4 packet (4) or the Ethernet frame (143).
+# Each ping is counted by r1; by r2's End with the segment placement; by
+# r3's End.DX4 or End.DX2 with the segment and the dest ones (nobody has
+# altmark_enabled yet: the Hop-by-Hop option is counted by r1 only).
+RET=0
+ipv4_l2_setup
+check_err $? "the IPv4 and End.DX2 set-up failed"
+log_test "IPv4 and Ethernet in the encapsulation: set up"
+for mode in encap.red encap l2encap.red l2encap; do
+	RET=0
+	dst=10.0.13.10 next=4 sids=fc00:2::e,fc00:3::d4
+	if [[ "$mode" == l2* ]]; then
+		dst=fd00:d::a next=143 sids=fc00:2::e,fc00:3::d2
+	fi
+	for place in hop segment dest; do
+		before=$(counted)
+		got=$(one_ping "$mode" "$place" "$sids" "$dst")
+		read -r p id l d rsv nh lenok <<< "$got"
+		[ "$p" = "$place" ] && [ "$id" = "$FLOWMON" ] &&
+			[ "$rsv" = 0 ] && [ "$d" = 0 ] &&
+			{ [ "$l" = 0 ] || [ "$l" = 1 ]; } &&
+			[ "$nh" = "$next" ] && [ "$lenok" = 1 ]
+		check_err $? "$mode, $place: the option decodes as \"$got\""
+		read -r a1 a2 a3 <<< "$before"
+		want="$((a1 + 1)) $a2 $a3"
+		[ "$place" = segment ] && want="$((a1 + 1)) $((a2 + 1)) $((a3 + 1))"
+		[ "$place" = dest ] && want="$((a1 + 1)) $a2 $((a3 + 1))"
+		slowwait 30 counted_is "$want"
+		check_err $? "$mode, $place: r1 r2 r3 counted $before, then $(counted)"
+	done
+	what="IPv4 packets"
+	[[ "$mode" == l2* ]] && what="Ethernet frames"
+	log_test "$what, mode $mode: the option on the wire and counted, hop, segment, dest"
 done
 
 # ---- exact loss per block and per segment, mean delay ---------------------
