@@ -719,6 +719,27 @@ def altmark_plane_tests():
               sorted(nl.mons) == [7, 8, 30] and open(rec).read() == "7\n",
               (sorted(nl.mons), open(rec).read()))
 
+        # --cleanup (the unit's ExecStopPost) after a kill: what the
+        # record lists is deleted, whatever the configuration says, and
+        # nothing else; a monitor already gone is no error
+        nl.mons[9] = {"flowmon": 9, "blocks": []}
+        with open(rec, "w", encoding="ascii") as fh:
+            fh.write("7\n9\n12\n")
+        cleaner = pfplm.AltmarkPlane(cfg)
+        cleaner.nl, cleaner.record = nl, rec
+        err = io.StringIO()
+        with redirect_stderr(err):
+            cleaner.clean()
+            cleaner.teardown()
+        check("altmark: --cleanup deletes the recorded monitors only",
+              sorted(nl.mons) == [8, 30] and not os.path.exists(rec) and
+              "removing what an earlier pfplm" in err.getvalue(),
+              (sorted(nl.mons), err.getvalue()))
+        with redirect_stderr(io.StringIO()):
+            plane = pfplm.AltmarkPlane(cfg)
+            plane.nl, plane.record = nl, rec
+            plane.setup()
+
         # SIGHUP: flow a (7, added by pfplm) removed, c (11) added
         mon = pfplm.AltmarkMonitor(cfg, args)
         mon.nf = plane

@@ -23,7 +23,7 @@ prefix=/usr
 system_state() {
 	local p
 	for p in bin/stamp-sender bin/pfplm lib/srv6-oam share/man/man1/stamp-sender.1 \
-		share/doc/srv6-oam; do
+		share/man/man8/pfplm.8 share/doc/srv6-oam; do
 		stat -c '%n %i %Y %Z' "$prefix/$p" 2> /dev/null || echo "$prefix/$p absent"
 	done
 }
@@ -54,7 +54,8 @@ for f in lib/srv6-oam/stamp-sender:stamp-sender/stamp-sender \
 	lib/srv6-oam/srv6_oam/stamp_wire.py:python/srv6_oam/stamp_wire.py \
 	lib/srv6-oam/srv6_oam/plm.py:python/srv6_oam/plm.py \
 	lib/srv6-oam/srv6_oam/altmark_nl.py:python/srv6_oam/altmark_nl.py \
-	share/man/man1/stamp-sender.1:stamp-sender/stamp-sender.1; do
+	share/man/man1/stamp-sender.1:stamp-sender/stamp-sender.1 \
+	share/man/man8/pfplm.8:pfplm/pfplm.8; do
 	if [ ! -f "$root/${f%%:*}" ]; then
 		bad+="$prefix/${f%%:*}: not installed"$'\n'
 	elif ! cmp -s "$root/${f%%:*}" "$TOP/${f#*:}"; then
@@ -66,7 +67,7 @@ for f in lib/srv6-oam/stamp-sender lib/srv6-oam/pfplm; do
 done
 [ ! -e "$root/lib/srv6-oam/srv6_oam/hosttest.py" ] ||
 	bad+="$prefix/lib/srv6-oam/srv6_oam/hosttest.py: the host tests' module installed"$'\n'
-check "stamp-sender, pfplm, the srv6_oam package, stamp-sender.1 in \$tmp$prefix" \
+check "stamp-sender, pfplm, the srv6_oam package, their man pages in \$tmp$prefix" \
 	"$([ -z "$bad" ] && echo 1)" "$bad"
 
 bad=
