@@ -107,7 +107,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools debs kselftest-install kselftest \
+.PHONY: help deps fetch tree kernel tools install-tools debs debs-check kselftest-install kselftest \
 	check check-loaded check-debug check-debug-run check-modules check-modules-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
@@ -160,11 +160,18 @@ tools: fetch
 	@$(PREFIX)/sbin/ip -V
 
 # Debian packages of the patched iproute2, iptables and ipset, from
-# bookworm's source packages with our patches in debian/patches
+# bookworm's source packages with our patches in debian/patches, and of
+# srv6-oam's own tools (debian/: srv6-oam-tools, with pfplm@.service)
 # (scripts/debs.sh): build/debs/*.deb, the ones that change (build/debs/SHIP);
-# the source packages in build/debs/build/PKG.  Not in CI.
+# the source packages in build/debs/build/PKG.
 debs: fetch
 	@$(call stage,debs,scripts/debs.sh $(BUILD)/debs)
+
+# Those packages installed by apt into a fresh bookworm root and tested
+# there, chrooted in the guest of our kernel, then purged
+# (scripts/debs-test.sh, scripts/guest-debs.sh).
+debs-check: debs kernel
+	@$(call stage,debs-check,scripts/debs-test.sh $(BZIMAGE) $(BUILD)/debs $(BUILD)/debs-test)
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
 # make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]; PREFIX=DIR on

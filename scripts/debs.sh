@@ -28,10 +28,17 @@
 #     overrides that point at lines of a man page point at any line of it
 #     (our patches move them).
 #
+# And srv6-oam's own source package (debian/ in this repository, native,
+# built from the files debian/rules installs): srv6-oam-tools, the tools
+# with their man pages, pfplm@.service and pfplm's example configurations
+# in /etc/pfplm (conffiles).  Its lintian tags have nothing to be compared
+# with: an error or warning fails, unless debian/*lintian-overrides
+# explains it.
+#
 # Only the binary packages that change are kept in OUT (and listed in
 # OUT/SHIP), below.
 #
-# usage: debs.sh OUT [PKG...]      (default: iproute2 iptables ipset)
+# usage: debs.sh OUT [PKG...]      (default: iproute2 iptables ipset srv6-oam)
 
 set -euo pipefail
 shopt -s nullglob
@@ -40,7 +47,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE_DIR=${CACHE_DIR:-$HOME/.cache/srv6-oam}
 OUT=$(mkdir -p "$1" && realpath "$1")
 shift
-PKGS=${*:-iproute2 iptables ipset}
+PKGS=${*:-iproute2 iptables ipset srv6-oam}
 SUFFIX=+srv6oam1
 MAINT="srv6-oam developers <srv6-oam@lists.invalid>"
 
@@ -95,12 +102,69 @@ debian_only()
 	! grep '^+++ b/' "$1" | grep -qv '^+++ b/debian/'
 }
 
+# build PKG: build dependencies, dpkg-buildpackage and lintian of the
+# source tree $src (of $srcname $newver, from $dsc if Debian's) in $work
+build()
+{
+	log "$srcname $newver: build dependencies"
+	(cd "$src" && DEBIAN_FRONTEND=noninteractive $sudo apt-get build-dep -y -q ./ > "$work/build-dep.log" 2>&1) ||
+		die "apt-get build-dep for $srcname failed: $(tail -n 5 "$work/build-dep.log")"
+	log "$srcname $newver: dpkg-buildpackage"
+	t0=$(date +%s)
+	(cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+		dpkg-buildpackage -F -uc -us > "$work/build.log" 2>&1) ||
+		die "$srcname: dpkg-buildpackage failed: $(tail -n 20 "$work/build.log")"
+	log "$srcname $newver: built in $(( $(date +%s) - t0 ))s"
+	changes=("$work"/*.changes)
+	# lintian, against Debian's own source and binary packages of the
+	# version we rebuilt: a tag they have too is Debian's (reported); an
+	# error or warning they do not have is ours, and fails
+	# (srv6-oam's own: nothing of Debian's to compare with)
+	mkdir -p "$work/debian"
+	: > "$work/lintian.debian"
+	if [ -n "$dsc" ]; then
+		for deb in "$work"/*.deb; do
+			(cd "$work/debian" && apt-get download -q -o APT::Sandbox::User=root \
+				"$(dpkg-deb -f "$deb" Package)=$version" > /dev/null 2>&1) || true
+		done
+		lintian "$dsc" "$work/debian"/*.deb 2> /dev/null | grep -E '^[EWIN]: ' |
+			sort -u > "$work/lintian.debian" || true
+	fi
+	lintian "${changes[0]}" 2> /dev/null | grep -E '^[EWIN]: ' |
+		sort -u > "$work/lintian.log" || true
+	comm -12 "$work/lintian.log" "$work/lintian.debian" | sed 's/^/  lintian (Debian'"'"'s too): /' >&2
+	comm -23 "$work/lintian.log" "$work/lintian.debian" | sed 's/^/  lintian: /' >&2
+	new=$(comm -23 "$work/lintian.log" "$work/lintian.debian" | grep -E '^[EW]: ' || true)
+	[ -z "$new" ] || die "$srcname: lintian errors or warnings of the rebuild's own: $new"
+}
+
+# own_source WORK: srv6-oam's source tree in WORK/src, the files of this
+# repository (committed or not, as git sees the work tree) that debian/
+# builds from
+own_source()
+{
+	mkdir -p "$1/src"
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard -- \
+		debian pfplm python stamp-sender scripts/install-tools.sh |
+		xargs -0 cp -P --parents -t "$1/src")
+}
+
 for pkg in $PKGS; do
-	dsc=$(sed -n "s/^$(echo "$pkg" | tr a-z A-Z)_DSC=//p" "$CACHE_DIR/versions.env")
-	[ -s "$dsc" ] || die "no source for $pkg: run 'make fetch' first"
 	work=$OUT/build/$pkg
 	rm -rf "$work"
 	mkdir -p "$work"
+	if [ "$pkg" = srv6-oam ]; then
+		own_source "$work"
+		src=$work/src
+		srcname=$pkg
+		version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+		newver=$version
+		dsc=
+		build "$pkg"
+		continue
+	fi
+	dsc=$(sed -n "s/^$(echo "$pkg" | tr a-z A-Z)_DSC=//p" "$CACHE_DIR/versions.env")
+	[ -s "$dsc" ] || die "no source for $pkg: run 'make fetch' first"
 	# (dpkg-source puts the upstream tarball beside it, for the source
 	# package's build)
 	dpkg-source --no-check -q -x "$dsc" "$work/src" > /dev/null
@@ -154,32 +218,7 @@ for pkg in $PKGS; do
 		mv "$o.new" "$o"
 	done
 
-	log "$srcname $newver: build dependencies"
-	(cd "$src" && DEBIAN_FRONTEND=noninteractive $sudo apt-get build-dep -y -q ./ > "$work/build-dep.log" 2>&1) ||
-		die "apt-get build-dep for $srcname failed: $(tail -n 5 "$work/build-dep.log")"
-	log "$srcname $newver: dpkg-buildpackage"
-	t0=$(date +%s)
-	(cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
-		dpkg-buildpackage -F -uc -us > "$work/build.log" 2>&1) ||
-		die "$srcname: dpkg-buildpackage failed: $(tail -n 20 "$work/build.log")"
-	log "$srcname $newver: built in $(( $(date +%s) - t0 ))s"
-	changes=("$work"/*.changes)
-	# lintian, against Debian's own source and binary packages of the
-	# version we rebuilt: a tag they have too is Debian's (reported); an
-	# error or warning they do not have is ours, and fails
-	mkdir -p "$work/debian"
-	for deb in "$work"/*.deb; do
-		(cd "$work/debian" && apt-get download -q -o APT::Sandbox::User=root \
-			"$(dpkg-deb -f "$deb" Package)=$version" > /dev/null 2>&1) || true
-	done
-	lintian "$dsc" "$work/debian"/*.deb 2> /dev/null | grep -E '^[EWIN]: ' |
-		sort -u > "$work/lintian.debian" || true
-	lintian "${changes[0]}" 2> /dev/null | grep -E '^[EWIN]: ' |
-		sort -u > "$work/lintian.log" || true
-	comm -12 "$work/lintian.log" "$work/lintian.debian" | sed 's/^/  lintian (Debian'"'"'s too): /' >&2
-	comm -23 "$work/lintian.log" "$work/lintian.debian" | sed 's/^/  lintian: /' >&2
-	new=$(comm -23 "$work/lintian.log" "$work/lintian.debian" | grep -E '^[EW]: ' || true)
-	[ -z "$new" ] || die "$srcname: lintian errors or warnings of the rebuild's own: $new"
+	build "$pkg"
 done
 
 # The binary packages that change: those holding a file our patches change
@@ -192,6 +231,7 @@ declare -A CHANGED=(
 	[iproute2]="iproute2"           # ip (stamp, altmark, seg6 keywords), its man pages
 	[iptables]="iptables"           # libip6t_srh.so (--srh-sid-list), ip6tables-extensions(8)
 	[ipset]="ipset libipset13"      # the hash:sr6 type in libipset, ipset(8)
+	[srv6-oam]="srv6-oam-tools"     # ours
 )
 rm -f "$OUT"/*.deb "$OUT/SHIP"
 for pkg in $PKGS; do
@@ -220,16 +260,24 @@ done
 sort -o "$OUT/SHIP" "$OUT/SHIP"
 
 # What the patches add is in what is shipped: ip altmark and ip stamp, the
-# SID-list revision of the srh match, the hash:sr6 set type.
+# SID-list revision of the srh match, the hash:sr6 set type; and pfplm
+# with its unit and examples (of the packages built this time: PKG:FILE:TEXT).
 x=$OUT/build/contents
 rm -rf "$x"
 mkdir -p "$x"
 for deb in "$OUT"/*.deb; do
 	dpkg-deb -x "$deb" "$x"
 done
-for want in "bin/ip:ip altmark monitor add" "bin/ip:ip stamp reflector" \
-	    "usr/lib/*/xtables/libip6t_srh.so:--srh-sid-list" \
-	    "usr/lib/*/libipset.so.13.*:hash:sr6"; do
+for want in "iproute2:bin/ip:ip altmark monitor add" \
+	    "iproute2:bin/ip:ip stamp reflector" \
+	    "iptables:usr/lib/*/xtables/libip6t_srh.so:--srh-sid-list" \
+	    "ipset:usr/lib/*/libipset.so.13.*:hash:sr6" \
+	    "srv6-oam:usr/lib/srv6-oam/pfplm:--cleanup" \
+	    "srv6-oam:lib/systemd/system/pfplm@.service:ExecStopPost=/usr/bin/pfplm" \
+	    "srv6-oam:etc/pfplm/altmark.conf.example:method = altmark"; do
+	pkg=${want%%:*}
+	want=${want#*:}
+	[[ " $PKGS " == *" $pkg "* ]] || continue
 	f=(${x}/${want%%:*})
 	[ -f "${f[0]}" ] && grep -aqF -- "${want#*:}" "${f[0]}" ||
 		die "${want%%:*} in the packages lacks \"${want#*:}\""

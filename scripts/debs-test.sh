@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make debs-check: install the packages of make debs into a bookworm root
+# the way a user does, and test them there under our kernel.
+#
+#   1. a minimal bookworm root (debootstrap --variant=minbase from the
+#      registry, kept as a tarball in $CACHE_DIR), unpacked afresh, with
+#      the test's own tools from Debian (jq, iputils-ping, procps);
+#   2. apt-get install ./*.deb of everything in DEBS/SHIP, dependencies
+#      resolved by apt from the registry (nothing from build/prefix);
+#   3. the guest of BZIMAGE chroots into that root and runs
+#      scripts/guest-debs.sh there (ip stamp, --srh-sid-list and hash:sr6
+#      through save and restore, pfplm as its unit runs it);
+#   4. apt-get purge of our packages and of what apt installed for them:
+#      the root's packages and files are those of step 1 again (logs and
+#      apt's and dpkg's own records aside).
+#
+# usage: debs-test.sh BZIMAGE DEBS WORK
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CACHE_DIR=${CACHE_DIR:-$HOME/.cache/srv6-oam}
+bzimage=$1
+debs=$(realpath "$2")
+work=$(mkdir -p "$3" && realpath "$3")
+root=$work/root
+tarball=$CACHE_DIR/bookworm-minbase.tar
+MIRROR=http://deb.debian.org/debian
+
+log() { printf 'debs-test: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+[ -s "$debs/SHIP" ] || die "no $debs/SHIP: run make debs first"
+command -v debootstrap > /dev/null ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap > /dev/null
+
+mounted=()
+cleanup() {
+	local m
+	for m in "${mounted[@]}"; do umount -l "$m" 2> /dev/null || true; done
+}
+trap cleanup EXIT
+in_root() {
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"
+}
+
+if [ ! -s "$tarball" ]; then
+	log "debootstrap --variant=minbase bookworm (cached in $tarball)"
+	rm -rf "$work/bootstrap"
+	debootstrap --variant=minbase bookworm "$work/bootstrap" "$MIRROR" \
+		> "$work/debootstrap.log" 2>&1 ||
+		die "debootstrap failed: $(tail -n 5 "$work/debootstrap.log")"
+	mkdir -p "$CACHE_DIR"
+	tar -C "$work/bootstrap" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
+	rm -rf "$work/bootstrap"
+fi
+rm -rf "$root"
+mkdir -p "$root"
+tar -C "$root" -xf "$tarball"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+
+log "the test's tools from Debian: jq, iputils-ping, procps"
+in_root apt-get update -q > "$work/apt.log" 2>&1 ||
+	die "apt-get update: $(tail -n 5 "$work/apt.log")"
+in_root apt-get install -y -q --no-install-recommends jq iputils-ping procps \
+	>> "$work/apt.log" 2>&1 || die "apt-get install jq: $(tail -n 5 "$work/apt.log")"
+
+# What the root holds before our packages: the installed packages, and
+# every file but apt's, dpkg's and the logs' own, and /etc/hosts, which
+# netbase's postinst makes (python3 brings netbase) and its purge leaves
+# to the administrator.
+state() {
+	in_root dpkg-query -W -f='${Package} ${Version}\n' | sort
+	(cd "$root" && find . -xdev \( -path ./proc -o -path ./var/log -o \
+		-path ./var/cache -o -path ./var/lib/apt -o -path ./var/lib/dpkg -o \
+		-path ./tmp -o -path ./run -o -path ./etc/ld.so.cache -o \
+		-path ./etc/hosts \) -prune -o -print | sort)
+}
+state > "$work/before"
+
+log "apt-get install of $(paste -sd ' ' "$debs/SHIP")"
+mkdir -p "$root/tmp/debs"
+while read -r p; do
+	cp "$debs/${p}"_*.deb "$root/tmp/debs/"
+done < "$debs/SHIP"
+# shellcheck disable=SC2046 # one word a file
+in_root apt-get install -y -q --no-install-recommends \
+	$(cd "$root" && ls tmp/debs/*.deb | sed 's|^|/|') > "$work/install.log" 2>&1 ||
+	die "apt-get install: $(tail -n 10 "$work/install.log")"
+bad=
+while read -r p; do
+	v=$(in_root dpkg-query -W -f='${Version}' "$p")
+	dpkg-deb -f "$root/tmp/debs/${p}"_*.deb Version | grep -qxF "$v" || bad+=" $p=$v"
+done < "$debs/SHIP"
+[ -z "$bad" ] || die "installed, but not the versions built:$bad"
+rm -rf "$root/tmp/debs"
+cp "$TOP/scripts/guest-debs.sh" "$root/root/guest-debs.sh"
+umount "$root/proc"
+mounted=()
+
+log "guest: the packages' test in the root, chrooted"
+rm -f "$work/guest.rc" "$work/guest.out"
+"$TOP/scripts/vm.sh" "$bzimage" --rwdir "$work" -- \
+	"mount --bind $root $root && mount -t proc proc $root/proc &&
+	 mount --rbind /sys $root/sys &&
+	 mount --rbind /dev $root/dev && mount -t tmpfs tmpfs $root/run &&
+	 mount -t tmpfs tmpfs $root/tmp &&
+	 chroot $root /bin/bash /root/guest-debs.sh > $work/guest.out 2>&1;
+	 echo \$? > $work/guest.rc" > "$work/vm.log" 2>&1 || true
+cat "$work/guest.out" 2> /dev/null || true
+[ "$(cat "$work/guest.rc" 2> /dev/null)" = 0 ] ||
+	die "the packages' test failed in the guest (rc $(cat "$work/guest.rc" 2> /dev/null || echo none); $work/vm.log)"
+
+log "apt-get purge of our packages and what they brought"
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+rm -f "$root/root/guest-debs.sh"
+# shellcheck disable=SC2046
+in_root apt-get purge -y -q $(cat "$debs/SHIP") > "$work/purge.log" 2>&1 ||
+	die "apt-get purge: $(tail -n 10 "$work/purge.log")"
+in_root apt-get autoremove --purge -y -q >> "$work/purge.log" 2>&1 ||
+	die "apt-get autoremove: $(tail -n 10 "$work/purge.log")"
+umount "$root/proc"
+mounted=()
+state > "$work/after"
+if ! diff -u "$work/before" "$work/after" > "$work/diff"; then
+	cat "$work/diff" >&2
+	die "the root is not as it was before the packages"
+fi
+echo "TEST: $(printf '%-66s' 'dpkg purge: the packages and files as before') [ OK ]"
+log "pass"
