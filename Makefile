@@ -107,7 +107,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools debs debs-check kselftest-install kselftest \
+.PHONY: help deps fetch tree kernel tools install-tools debs debs-check deb-kernel kselftest-install kselftest \
 	check check-loaded check-debug check-debug-run check-modules check-modules-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
@@ -170,8 +170,31 @@ debs: fetch
 # Those packages installed by apt into a fresh bookworm root and tested
 # there, chrooted in the guest of our kernel, then purged
 # (scripts/debs-test.sh, scripts/guest-debs.sh).
+# DEB_KERNEL=1: with make deb-kernel's linux-image installed too, and
+# booted.
+ifeq ($(DEB_KERNEL),1)
+debs-check: deb-kernel
+DEBS_CHECK_ENV := KERNEL_DEBS=$(BUILD)/deb-kernel$(SFX)
+endif
 debs-check: debs kernel
-	@$(call stage,debs-check,scripts/debs-test.sh $(BZIMAGE) $(BUILD)/debs $(BUILD)/debs-test)
+	@$(call stage,debs-check,$(DEBS_CHECK_ENV) scripts/debs-test.sh $(BZIMAGE) \
+		$(BUILD)/debs $(BUILD)/debs-test)
+
+# Debian packages of the patched kernel (scripts/deb-kernel.sh, the
+# kernel's bindeb-pkg): linux-image and linux-headers in build/deb-kernel.
+# DEB_CONFIG=guest (default, CI): the guest's configuration with modules;
+# DEB_CONFIG=debian: Debian's configuration of the base for amd64 with
+# config/debian.config (for a router; a long build, see TESTING.md).
+DEB_CONFIG ?= guest
+ifeq ($(DEB_CONFIG),debian)
+DEB_FRAGMENTS :=
+else
+DEB_FRAGMENTS := $(filter-out $(TOP)/config/modules.config,$(FRAGMENTS)) \
+	$(TOP)/config/modules.config
+endif
+deb-kernel: tree
+	@$(call stage,deb-kernel,scripts/deb-kernel.sh $(KSRC) $(BUILD)/kbuild-deb-$(DEB_CONFIG)$(SFX) \
+		$(BUILD)/deb-kernel$(SFX) $(DEB_CONFIG) $(DEB_FRAGMENTS))
 
 # Our own user-space tools (stamp-sender, pfplm) where a system keeps them:
 # make install-tools [DESTDIR=/tmp/pkg] [prefix=/usr/local]; PREFIX=DIR on

@@ -12,6 +12,12 @@
 #   3. the guest of BZIMAGE chroots into that root and runs
 #      scripts/guest-debs.sh there (ip stamp, --srh-sid-list and hash:sr6
 #      through save and restore, pfplm as its unit runs it);
+#      with KERNEL_DEBS=DIR (make debs-check DEB_KERNEL=1: make
+#      deb-kernel's packages), the linux-image package of DIR is installed
+#      too, and the guest boots the kernel it put in the root's /boot,
+#      with the root's /lib/modules as the guest's: the features that are
+#      modules there (STAMP, the srh match, hash:sr6) are loaded from the
+#      package by the kernel's own autoloading;
 #   4. apt-get purge of our packages and of what apt installed for them:
 #      the root's packages and files are those of step 1 again (logs and
 #      apt's and dpkg's own records aside).
@@ -57,7 +63,7 @@ if [ ! -s "$tarball" ]; then
 	tar -C "$work/bootstrap" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
 	rm -rf "$work/bootstrap"
 fi
-rm -rf "$root"
+rm -rf "$root" "$work/ship"
 mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -82,11 +88,20 @@ state() {
 }
 state > "$work/before"
 
-log "apt-get install of $(paste -sd ' ' "$debs/SHIP")"
+log "apt-get install of $(paste -sd ' ' "$debs/SHIP")${KERNEL_DEBS:+ and the kernel of $KERNEL_DEBS}"
 mkdir -p "$root/tmp/debs"
 while read -r p; do
 	cp "$debs/${p}"_*.deb "$root/tmp/debs/"
 done < "$debs/SHIP"
+release=
+if [ -n "${KERNEL_DEBS:-}" ]; then
+	img=$(ls "$KERNEL_DEBS"/linux-image-*.deb 2> /dev/null | grep -v -- -dbg_ | tail -n 1)
+	[ -n "$img" ] || die "no linux-image package in $KERNEL_DEBS: make deb-kernel"
+	cp "$img" "$root/tmp/debs/"
+	release=$(dpkg-deb -f "$img" Package | sed 's/^linux-image-//')
+	echo "$(dpkg-deb -f "$img" Package)" > "$work/ship"
+fi
+cat "$debs/SHIP" >> "$work/ship"
 # shellcheck disable=SC2046 # one word a file
 in_root apt-get install -y -q --no-install-recommends \
 	$(cd "$root" && ls tmp/debs/*.deb | sed 's|^|/|') > "$work/install.log" 2>&1 ||
@@ -95,21 +110,29 @@ bad=
 while read -r p; do
 	v=$(in_root dpkg-query -W -f='${Version}' "$p")
 	dpkg-deb -f "$root/tmp/debs/${p}"_*.deb Version | grep -qxF "$v" || bad+=" $p=$v"
-done < "$debs/SHIP"
+done < "$work/ship"
 [ -z "$bad" ] || die "installed, but not the versions built:$bad"
 rm -rf "$root/tmp/debs"
 cp "$TOP/scripts/guest-debs.sh" "$root/root/guest-debs.sh"
 umount "$root/proc"
 mounted=()
 
-log "guest: the packages' test in the root, chrooted"
+modules=
+if [ -n "$release" ]; then
+	bzimage=$root/boot/vmlinuz-$release
+	[ -r "$bzimage" ] || die "the package put no /boot/vmlinuz-$release"
+	# the kernel's module loader runs the guest's own modprobe, which
+	# must find the package's modules
+	modules="mount --bind $root/lib/modules /lib/modules &&"
+fi
+log "guest: the packages' test in the root, chrooted (kernel $(basename "$bzimage"))"
 rm -f "$work/guest.rc" "$work/guest.out"
 "$TOP/scripts/vm.sh" "$bzimage" --rwdir "$work" -- \
-	"mount --bind $root $root && mount -t proc proc $root/proc &&
+	"$modules mount --bind $root $root && mount -t proc proc $root/proc &&
 	 mount --rbind /sys $root/sys &&
 	 mount --rbind /dev $root/dev && mount -t tmpfs tmpfs $root/run &&
 	 mount -t tmpfs tmpfs $root/tmp &&
-	 chroot $root /bin/bash /root/guest-debs.sh > $work/guest.out 2>&1;
+	 chroot $root /usr/bin/env KERNEL_RELEASE=$release /bin/bash /root/guest-debs.sh > $work/guest.out 2>&1;
 	 echo \$? > $work/guest.rc" > "$work/vm.log" 2>&1 || true
 cat "$work/guest.out" 2> /dev/null || true
 [ "$(cat "$work/guest.rc" 2> /dev/null)" = 0 ] ||
@@ -119,7 +142,7 @@ log "apt-get purge of our packages and what they brought"
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 rm -f "$root/root/guest-debs.sh"
 # shellcheck disable=SC2046
-in_root apt-get purge -y -q $(cat "$debs/SHIP") > "$work/purge.log" 2>&1 ||
+in_root apt-get purge -y -q $(cat "$work/ship") > "$work/purge.log" 2>&1 ||
 	die "apt-get purge: $(tail -n 10 "$work/purge.log")"
 in_root apt-get autoremove --purge -y -q >> "$work/purge.log" 2>&1 ||
 	die "apt-get autoremove: $(tail -n 10 "$work/purge.log")"

@@ -49,6 +49,14 @@ for c in ip ip6tables ip6tables-save ip6tables-restore ipset pfplm stamp-sender;
 	echo "# $c: $p -> $r ($(dpkg -S "*bin/${r##*/}" 2> /dev/null | cut -d: -f1 | sort -u))"
 done
 
+# KERNEL_RELEASE: the guest runs the kernel of a linux-image package, whose
+# modules the features that are modules load from
+if [ -n "${KERNEL_RELEASE:-}" ]; then
+	check "the packaged kernel runs: $KERNEL_RELEASE" \
+		'[ "$(uname -r)" = "$KERNEL_RELEASE" ] && dpkg -s "linux-image-$KERNEL_RELEASE" > /dev/null' \
+		'uname -r'
+fi
+
 # ---- hs -- a (ingress) -- z (egress, End.DT6 fc00:f::d6) ----------------
 for n in hs a z; do
 	ip netns add "deb-$n"
@@ -193,6 +201,20 @@ crc=$?
 check "after a SIGKILL, ExecStopPost (--cleanup) removes what was left" \
 	'[ "$left" -gt 0 ] && [ "$crc" = 0 ] && [ "$(ours a)" = 0 ]' \
 	'echo "left $left; --cleanup exit $crc: $(cat /tmp/cleanup.log); now $(ours a)"'
+
+if [ -n "${KERNEL_RELEASE:-}" ]; then
+	# loaded (a module, not built in) and the package's
+	from_package() {
+		local m
+		for m in stamp ip6t_srh ip_set_hash_sr6; do
+			[ "$(cat "/sys/module/$m/initstate" 2> /dev/null)" = live ] || return
+			find "/lib/modules/$KERNEL_RELEASE" -name "$m.ko*" | grep -q . || return
+			dpkg -S "/lib/modules/$KERNEL_RELEASE/*/$m.ko*" > /dev/null 2>&1 || return
+		done
+	}
+	check "the features' modules loaded from the package: stamp, ip6t_srh, ip_set_hash_sr6" \
+		from_package 'grep -E "^(stamp|ip6t_srh|ip_set_hash_sr6) " /proc/modules'
+fi
 
 for n in hs a z; do ip netns del "deb-$n"; done
 rm -rf /etc/pfplm/ingress.conf /etc/pfplm/egress.conf /var/log/pfplm /tmp/*.log /tmp/stamp.out
