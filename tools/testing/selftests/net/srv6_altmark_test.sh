@@ -260,6 +260,19 @@ one_ping()
 	decode "$pcap" | head -n 1
 }
 
+# option_ok LINE PLACE NEXT: decode's LINE is FlowMonID FLOWMON's option in
+# PLACE, reserved bits zero, no D flag, a colour, NEXT after the extension
+# headers and the Payload Length right
+option_ok()
+{
+	local p id l d rsv nh lenok
+
+	read -r p id l d rsv nh lenok <<< "$1"
+	[ "$p" = "$2" ] && [ "$id" = "$FLOWMON" ] && [ "$rsv" = 0 ] &&
+		[ "$d" = 0 ] && { [ "$l" = 0 ] || [ "$l" = 1 ]; } &&
+		[ "$nh" = "$3" ] && [ "$lenok" = 1 ]
+}
+
 # after the headers: the inner IPv6 packet (41), or with inline the
 # ping's own ICMPv6 (58); a reduced encapsulation to one segment has no
 # SRH, and its dest option comes right after the IPv6 header
@@ -272,11 +285,7 @@ for mode in encap.red encap inline encap.red/1; do
 		want=$place
 		[ "$mode/$place" = encap.red/1/dest ] && want=segment
 		got=$(one_ping "${mode%/1}" "$place" "$sids")
-		read -r p id l d rsv nh lenok <<< "$got"
-		[ "$p" = "$want" ] && [ "$id" = "$FLOWMON" ] &&
-			[ "$rsv" = 0 ] && [ "$d" = 0 ] &&
-			{ [ "$l" = 0 ] || [ "$l" = 1 ]; } &&
-			[ "$nh" = "$next" ] && [ "$lenok" = 1 ]
+		option_ok "$got" "$want" "$next"
 		check_err $? "$mode, $place: the option decodes as \"$got\""
 	done
 	log_test "the option on the wire, mode ${mode/\/1/ to one segment}: hop, segment, dest"
@@ -338,11 +347,7 @@ for mode in encap.red encap l2encap.red l2encap; do
 	for place in hop segment dest; do
 		before=$(counted)
 		got=$(one_ping "$mode" "$place" "$sids" "$dst")
-		read -r p id l d rsv nh lenok <<< "$got"
-		[ "$p" = "$place" ] && [ "$id" = "$FLOWMON" ] &&
-			[ "$rsv" = 0 ] && [ "$d" = 0 ] &&
-			{ [ "$l" = 0 ] || [ "$l" = 1 ]; } &&
-			[ "$nh" = "$next" ] && [ "$lenok" = 1 ]
+		option_ok "$got" "$place" "$next"
 		check_err $? "$mode, $place: the option decodes as \"$got\""
 		read -r a1 a2 a3 <<< "$before"
 		want="$((a1 + 1)) $a2 $a3"
