@@ -657,6 +657,13 @@ def am_conf(path, flows):
                      f"peer = {R3}\nreflectors = {R2},{R3}\n")
 
 
+def am_plane(cfg, nl, rec):
+    """An AltmarkPlane on the stand-in nl, its record at rec."""
+    plane = pfplm.AltmarkPlane(cfg)
+    plane.nl, plane.record = nl, rec
+    return plane
+
+
 def altmark_plane_tests():
     """method altmark: the monitors pfplm adds, and only those, are
     deleted at the end, after a restart (its record) and at a reload."""
@@ -666,8 +673,7 @@ def altmark_plane_tests():
         args = pfplm.parser().parse_args(["-c", conf])
         cfg = pfplm.load_config(args)
         nl = FakeAltmarkNl(8, 30)       # 8 and 30: the operator's
-        plane = pfplm.AltmarkPlane(cfg)
-        plane.nl, plane.record = nl, rec
+        plane = am_plane(cfg, nl, rec)
         with redirect_stderr(io.StringIO()):
             plane.setup()
         check("altmark: a monitor added where there is none, and recorded",
@@ -680,8 +686,7 @@ def altmark_plane_tests():
         nl.mons[9] = {"flowmon": 9, "blocks": []}
         with open(rec, "w", encoding="ascii") as fh:
             fh.write("7\n9\n")
-        plane = pfplm.AltmarkPlane(cfg)
-        plane.nl, plane.record = nl, rec
+        plane = am_plane(cfg, nl, rec)
         err = io.StringIO()
         with redirect_stderr(err):
             plane.setup()
@@ -697,8 +702,7 @@ def altmark_plane_tests():
         nl.mons[9] = {"flowmon": 9, "blocks": []}
         with open(rec, "w", encoding="ascii") as fh:
             fh.write("7\n9\n")
-        failing = pfplm.AltmarkPlane(cfg)
-        failing.nl, failing.record = FakeAltmarkNl(), rec
+        failing = am_plane(cfg, FakeAltmarkNl(), rec)
 
         def refuse(_fm):
             raise pfplm.NetlinkError(errno.EPERM, "Operation not permitted")
@@ -725,8 +729,7 @@ def altmark_plane_tests():
         nl.mons[9] = {"flowmon": 9, "blocks": []}
         with open(rec, "w", encoding="ascii") as fh:
             fh.write("7\n9\n12\n")
-        cleaner = pfplm.AltmarkPlane(cfg)
-        cleaner.nl, cleaner.record = nl, rec
+        cleaner = am_plane(cfg, nl, rec)
         err = io.StringIO()
         with redirect_stderr(err):
             cleaner.clean()
@@ -736,8 +739,7 @@ def altmark_plane_tests():
               "removing what an earlier pfplm" in err.getvalue(),
               (sorted(nl.mons), err.getvalue()))
         with redirect_stderr(io.StringIO()):
-            plane = pfplm.AltmarkPlane(cfg)
-            plane.nl, plane.record = nl, rec
+            plane = am_plane(cfg, nl, rec)
             plane.setup()
 
         # SIGHUP: flow a (7, added by pfplm) removed, c (11) added

@@ -121,8 +121,10 @@ modules=
 if [ -n "$release" ]; then
 	bzimage=$root/boot/vmlinuz-$release
 	[ -r "$bzimage" ] || die "the package put no /boot/vmlinuz-$release"
-	# the kernel's module loader runs the guest's own modprobe, which
-	# must find the package's modules
+	# the kernel's own autoloading (request_module) runs the guest's
+	# modprobe, outside the chroot: it must find the package's modules
+	# too (the tools in the chroot that run modprobe themselves find
+	# them there)
 	modules="mount --bind $root/lib/modules /lib/modules &&"
 fi
 log "guest: the packages' test in the root, chrooted (kernel $(basename "$bzimage"))"

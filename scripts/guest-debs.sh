@@ -125,32 +125,17 @@ ns a ipset destroy sr6t
 unit_cmd() {
 	sed -n "s/^$1=//p" "$UNIT" | sed "s/%i/$2/g"
 }
-mkdir -p /etc/pfplm
-cat > /etc/pfplm/ingress.conf <<EOF
-[pfplm]
-period = 2
-method = sets
-source = fc00:1::100
-results = /var/log/pfplm/ingress.jsonl
-
-[flow f]
-role = ingress
-id = 1
-sids = fc00:f::d6
-peer = fc00:3::100
-EOF
-cat > /etc/pfplm/egress.conf <<EOF
-[pfplm]
-period = 2
-method = sets
-listen = fc00:3::100
-
-[flow f]
-role = egress
-id = 1
-sids = fc00:f::d6
-peer = fc00:1::100
-EOF
+# pfplm_conf ROLE ADDRKEY ADDR PEER: /etc/pfplm/ROLE.conf, method sets,
+# period 2 s, one flow over fc00:f::d6; ADDRKEY (source or listen) ADDR
+pfplm_conf() {
+	mkdir -p /etc/pfplm
+	printf '[pfplm]\nperiod = 2\nmethod = sets\n%s = %s\nresults = %s\n\n' \
+		"$2" "$3" "/var/log/pfplm/$1.jsonl" > "/etc/pfplm/$1.conf"
+	printf '[flow f]\nrole = %s\nid = 1\nsids = fc00:f::d6\npeer = %s\n' \
+		"$1" "$4" >> "/etc/pfplm/$1.conf"
+}
+pfplm_conf ingress source fc00:1::100 fc00:3::100
+pfplm_conf egress listen fc00:3::100 fc00:1::100
 mkdir -p /var/log/pfplm /run/pfplm
 # ours NS: the chains and sets of pfplm's in NS
 ours() {
