@@ -447,8 +447,12 @@ static u8 stamp_tlv_plm(struct stamp_tlv_ctx *ctx, const struct stamp_tlv *t,
 	ctx->n_plm++;
 
 	number = be64_to_cpu(q->number);
-	memset(&q->reserved, 0, sizeof(*q) - offsetof(typeof(*q), reserved));
 	q->flags = 0;
+	q->reserved = 0;
+	q->packets = 0;
+	q->bytes = 0;
+	q->ts_sum = 0;
+	q->dmark_ns = 0;
 	/* peer: only a session that names the Session-Sender's address */
 	if (ctx->r->altmark == STAMP_ALTMARK_PEER &&
 	    !(ctx->s && ctx->s->family)) {
@@ -626,9 +630,12 @@ static void stamp_build_reply(struct stamp_reflector *r,
 		snd_ts = snd->ts;
 		snd_ee = snd->err_est;
 		seq = snd->seq;
-		memset(rep->mbz2, 0, STAMP_AUTH_HMAC_OFF -
-		       offsetof(struct stamp_refl_auth, mbz2));
 		memset(rep->mbz1, 0, sizeof(rep->mbz1));
+		memset(rep->mbz2, 0, sizeof(rep->mbz2));
+		memset(rep->mbz3, 0, sizeof(rep->mbz3));
+		memset(rep->mbz4, 0, sizeof(rep->mbz4));
+		memset(rep->mbz5, 0, sizeof(rep->mbz5));
+		memset(rep->mbz6, 0, sizeof(rep->mbz6));
 		rep->rx_ts = stamp_timestamp(rx->t2, ptp, tai_off);
 		rep->snd_seq = seq;
 		rep->snd_ts = snd_ts;
