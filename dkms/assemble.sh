@@ -8,7 +8,8 @@
 #
 # OUTDIR is laid out as DKMS wants /usr/src/srv6-oam-VERSION/:
 #
-#   dkms.conf, Kbuild, ip6t_srh_dkms.c     from dkms/
+#   dkms.conf, Kbuild, compat.h,           from dkms/
+#     ip6t_srh_dkms.c
 #   net/stamp/*.[ch]                       the repository's net/stamp (6.12)
 #   base-6.1/net/stamp/*.[ch]              the same as the 6.1 series has
 #                                          them: kernel-series-6.1/tree/
@@ -134,6 +135,7 @@ put() {
 # The DKMS build files
 put dkms/dkms.conf dkms.conf
 put dkms/Kbuild Kbuild
+put dkms/compat.h compat.h
 
 # STAMP, 6.12: the repository's files as they are
 stamp_files=()
