@@ -107,7 +107,7 @@ PIP_PKGS := virtme-ng==1.42
 # Print how long each stage took: $(call stage,NAME,COMMAND)
 stage = t0=$$(date +%s); $(2); echo "== $(1): $$(( $$(date +%s) - t0 ))s"
 
-.PHONY: help deps fetch tree kernel tools install-tools debs debs-check deb-kernel kselftest-install kselftest \
+.PHONY: help deps fetch tree kernel tools install-tools debs dkms debs-check deb-kernel kselftest-install kselftest \
 	check check-loaded check-debug check-debug-run check-modules check-modules-run fuzz coverage coverage-run check-host check-harness demo bench insn bench-bpf gate series series-build \
 	uapi-check ynl-check kernel-stock check-stock check-6.1 \
 	clean distclean
@@ -161,15 +161,23 @@ tools: fetch
 
 # Debian packages of the patched iproute2, iptables and ipset, from
 # bookworm's source packages with our patches in debian/patches, and of
-# srv6-oam's own tools (debian/: srv6-oam-tools, with pfplm@.service)
+# srv6-oam's own (debian/: srv6-oam-tools, with pfplm@.service, and
+# srv6-oam-dkms)
 # (scripts/debs.sh): build/debs/*.deb, the ones that change (build/debs/SHIP);
 # the source packages in build/debs/build/PKG.
 debs: fetch
 	@$(call stage,debs,scripts/debs.sh $(BUILD)/debs)
 
+# srv6-oam's own packages alone (srv6-oam-dkms, the modules for Debian's
+# kernels, and srv6-oam-tools, from one source package) in build/dkms:
+# make debs builds them too, with iproute2, iptables and ipset.
+dkms: fetch
+	@$(call stage,dkms,scripts/debs.sh $(BUILD)/dkms srv6-oam)
+
 # Those packages installed by apt into a fresh bookworm root and tested
-# there, chrooted in the guest of our kernel, then purged
-# (scripts/debs-test.sh, scripts/guest-debs.sh).
+# there, chrooted in the guest of our kernel and in that of Debian's own
+# kernel with srv6-oam-dkms's modules, then purged (scripts/debs-test.sh,
+# scripts/guest-debs.sh).
 # DEB_KERNEL=1: with make deb-kernel's linux-image installed too, and
 # booted.
 ifeq ($(DEB_KERNEL),1)

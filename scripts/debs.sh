@@ -31,7 +31,10 @@
 # And srv6-oam's own source package (debian/ in this repository, native,
 # built from the files debian/rules installs): srv6-oam-tools, the tools
 # with their man pages, pfplm@.service and pfplm's example configurations
-# in /etc/pfplm (conffiles).  Its lintian tags have nothing to be compared
+# in /etc/pfplm (conffiles); srv6-oam-dkms, the modules for Debian's own
+# kernels (dkms/README.md), the tree of dkms/assemble.sh in
+# /usr/src/srv6-oam-VERSION, built by dh_dkms's scripts at installation
+# for each kernel whose headers are installed.  Its lintian tags have nothing to be compared
 # with: an error or warning fails, unless debian/*lintian-overrides
 # explains it.
 #
@@ -140,13 +143,16 @@ build()
 
 # own_source WORK: srv6-oam's source tree in WORK/src, the files of this
 # repository (committed or not, as git sees the work tree) that debian/
-# builds from
+# builds from, and in dkms-src the DKMS tree of dkms/assemble.sh (whose
+# ip6t_srh.c is Debian's, from the linux-source tarball of make fetch)
 own_source()
 {
 	mkdir -p "$1/src"
 	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard -- \
-		debian pfplm python stamp-sender scripts/install-tools.sh |
+		debian pfplm python stamp-sender scripts/install-tools.sh dkms/README.md |
 		xargs -0 cp -P --parents -t "$1/src")
+	"$TOP/dkms/assemble.sh" "$1/src/dkms-src" 2> "$1/assemble.log" ||
+		die "dkms/assemble.sh: $(tail -n 5 "$1/assemble.log")"
 }
 
 for pkg in $PKGS; do
@@ -231,7 +237,7 @@ declare -A CHANGED=(
 	[iproute2]="iproute2"           # ip (stamp, altmark, seg6 keywords), its man pages
 	[iptables]="iptables"           # libip6t_srh.so (--srh-sid-list), ip6tables-extensions(8)
 	[ipset]="ipset libipset13"      # the hash:sr6 type in libipset, ipset(8)
-	[srv6-oam]="srv6-oam-tools"     # ours
+	[srv6-oam]="srv6-oam-tools srv6-oam-dkms"  # ours
 )
 rm -f "$OUT"/*.deb "$OUT/SHIP"
 for pkg in $PKGS; do
@@ -274,7 +280,9 @@ for want in "iproute2:bin/ip:ip altmark monitor add" \
 	    "ipset:usr/lib/*/libipset.so.13.*:hash:sr6" \
 	    "srv6-oam:usr/lib/srv6-oam/pfplm:--cleanup" \
 	    "srv6-oam:lib/systemd/system/pfplm@.service:ExecStopPost=/usr/bin/pfplm" \
-	    "srv6-oam:etc/pfplm/altmark.conf.example:method = altmark"; do
+	    "srv6-oam:etc/pfplm/altmark.conf.example:method = altmark" \
+	    "srv6-oam:usr/src/srv6-oam-*/net/ipv6/netfilter/ip6t_srh.c:IP6T_SRH_SID_LIST" \
+	    "srv6-oam:usr/src/srv6-oam-*/dkms.conf:BUILT_MODULE_NAME[1]=\"ip6t_srh\""; do
 	pkg=${want%%:*}
 	want=${want#*:}
 	[[ " $PKGS " == *" $pkg "* ]] || continue
