@@ -79,10 +79,17 @@ def ts_unpack(raw, ptp):
 def sender_packet(seq, ssid, ptp=False, sync=False, key=None, tlvs=b""):
     ee = (EE_S if sync else 0) | (EE_Z if ptp else 0) | 1
     t1 = ts_pack(now_ns(ptp), ptp)
+    # The MBZ fields are not zero: the reflector must ignore them on
+    # receipt and zero its own (RFC 8762 section 4.2).  Except where its
+    # reply puts the Receive Timestamp: a packet with one there is a reply,
+    # which it never answers.
     if key is None:
-        base = struct.pack("!I8sHH28x", seq, t1, ee, ssid)
+        mbz = bytes(8) + b"\xa5" * 20
+        base = struct.pack("!I8sHH28s", seq, t1, ee, ssid, mbz)
     else:
-        base = struct.pack("!I12x8sHH68x", seq, t1, ee, ssid)
+        mbz = b"\xa5" * 4 + bytes(8) + b"\xa5" * 56
+        base = struct.pack("!I12s8sHH68s", seq, b"\xa5" * 12, t1, ee, ssid,
+                           mbz)
         base += hmac.new(key, base, hashlib.sha256).digest()[:16]
     return base + tlvs
 
@@ -206,6 +213,10 @@ def check_base(rep, req, seq, want_seq, ssid, ptp, ttl, t1_ns, slack_ns=2000):
               % (rep.sttl, ttl))
     if rep.base == 44:
         check(rep.mbz1 == 0 and rep.data[41:44] == b"\0\0\0", "MBZ not zero")
+    else:
+        mbz = [(4, 16), (28, 32), (40, 48), (52, 64), (74, 80), (81, 96)]
+        check(all(not any(rep.data[a:b]) for a, b in mbz),
+              "MBZ not zero: %s" % rep.data[:96].hex())
     t2, t3 = ts_unpack(rep.t2, ptp), ts_unpack(rep.t3, ptp)
     t4 = rep.t4
     if ptp:
