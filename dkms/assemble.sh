@@ -20,7 +20,7 @@
 #   include/uapi/linux/stamp.h             the repository's
 #   net/ipv6/netfilter/ip6t_srh.c          Debian's (linux-source-6.1 or
 #   include/uapi/linux/netfilter_ipv6/       -6.12: the same file in both)
-#     ip6t_srh.h                           with kernel-series/0011 and 0012
+#     ip6t_srh.h                           with kernel-series/0004 and 0005
 #   SOURCES                                where each file came from
 #
 # ip6t_srh.c is not in the headers packages, nor in this repository (it is
@@ -31,7 +31,7 @@
 #     (apt-get install linux-source-6.12)
 #   $CACHE_DIR/kernel/linux-source-*.tar.xz (what `make fetch` downloads;
 #     CACHE_DIR defaults to ~/.cache/srv6-oam)
-# and 0011 and 0012 must apply to it exactly (git apply: no fuzz).
+# and 0004 and 0005 must apply to it exactly (git apply: no fuzz).
 # --without-srh leaves ip6t_srh out (and its entry out of dkms.conf).
 #
 # Then, for instance:
@@ -67,7 +67,7 @@ done
 [ $# -eq 1 ] || usage
 OUT=$1
 
-# ip6t_srh: Debian's file plus the series' 0011 and 0012.  Where they come
+# ip6t_srh: Debian's file plus the series' 0004 and 0005.  Where they come
 # from is settled before OUTDIR is touched.
 find_linux_source() {
 	local c
@@ -88,7 +88,7 @@ srh_c=net/ipv6/netfilter/ip6t_srh.c
 srh_h=include/uapi/linux/netfilter_ipv6/ip6t_srh.h
 srh_patches=()
 if [ -n "$with_srh" ]; then
-	for p in 0011 0012; do
+	for p in 0004 0005; do
 		for o in "$TOP"/kernel-series-6.1/$p-*/{upstream.diff,base.diff,omit}; do
 			die "${o#"$TOP"/}: the 6.1 series changes patch $p; assemble.sh builds one ip6t_srh for both kernels"
 		done

@@ -41,7 +41,7 @@ checkpatch_strict()
 #   FILE_PATH_CHANGES  a new file with no MAINTAINERS entry (the cover
 #                      letter lists the maintainers)
 #   UNKNOWN_COMMIT_ID  patches that name mainline commits whose behaviour
-#                      they reproduce (0004: 6.17's End.X oif; the
+#                      they reproduce (0011: 6.17's End.X oif; the
 #                      prerequisites of a base's overlay): the base tree,
 #                      where checkpatch looks them up, does not have them
 CHECKPATCH_IGNORE=FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID

@@ -47,7 +47,7 @@ ok() { echo "  ok   $*"; }
 fail() { echo "  FAIL $*"; rc=1; }
 
 # The series' commits, in order, by patch number: the leading numbers of
-# a patch's directory name, "0004" of 0004-seg6-end-x-oif ("0012-1" of a
+# a patch's directory name, "0011" of 0011-seg6-end-x-oif ("0012-1" of a
 # 0012-1-slug put in before 0012 without renumbering), in kernel-tree.sh's
 # order.
 declare -A commit_of
