@@ -447,9 +447,10 @@ series: fetch
 # --strict and builds, with the guest's configuration and with the
 # features' Kconfig symbols off, in a worktree and object directories of
 # its own (build/series-build[-BASE]; scripts/series-build.sh).  Not in CI:
-# a kernel build per patch.  SERIES_FROM=N builds from the Nth patch on.
+# a kernel build per patch.  SERIES_FROM=N builds from the Nth patch on,
+# SERIES_TO=M up to the Mth.
 series-build: tree
-	@$(call stage,series-build,SERIES_FROM=$(SERIES_FROM) scripts/series-build.sh $(KSRC) \
+	@$(call stage,series-build,SERIES_FROM=$(SERIES_FROM) SERIES_TO=$(SERIES_TO) scripts/series-build.sh $(KSRC) \
 		$(BUILD)/series-build$(SFX) $(FRAGMENTS))
 
 clean:

@@ -26,9 +26,11 @@
 # run cheap.  DIR/report.txt keeps the table.
 #
 # SERIES_FROM=N (make series-build SERIES_FROM=N) builds only from the
-# Nth patch on (as git format-patch numbers the base's series): the ones
-# before are checked with checkpatch and reported as not built ("skip"),
-# and the run does not say that every patch builds.
+# Nth patch on (as git format-patch numbers the base's series), and
+# SERIES_TO=M only up to the Mth (after a change that leaves the tree at
+# the Mth patch as it was, the later patches' trees are the same too):
+# the others are checked with checkpatch and reported as not built
+# ("skip"), and the run does not say that every patch builds.
 #
 # usage: series-build.sh KSRC DIR FRAGMENT...
 
@@ -112,7 +114,8 @@ for i in "${!commits[@]}"; do
 	tg=- to=-
 	kfiles=$(git -C "$ksrc" diff-tree --no-commit-id --name-only -r "$c" |
 		grep -v -e '^Documentation/' -e '^tools/' || true)
-	if [ -n "$kfiles" ] && [ $((i + 1)) -lt "${SERIES_FROM:-1}" ]; then
+	if [ -n "$kfiles" ] && { [ $((i + 1)) -lt "${SERIES_FROM:-1}" ] ||
+		[ $((i + 1)) -gt "${SERIES_TO:-${#commits[@]}}" ]; }; then
 		tg=skip to=skip
 	elif [ -n "$kfiles" ]; then
 		w checkout -q -f --detach "$c"
@@ -139,8 +142,8 @@ done
 w checkout -q -f --detach srv6-oam
 if [ $rc != 0 ]; then
 	verdict=FAILED
-elif [ "${SERIES_FROM:-1}" -gt 1 ]; then
-	verdict="every patch from the ${SERIES_FROM}th on builds (SERIES_FROM; the ones before were not built)"
+elif [ "${SERIES_FROM:-1}" -gt 1 ] || [ "${SERIES_TO:-${#commits[@]}}" -lt "${#commits[@]}" ]; then
+	verdict="every patch from the ${SERIES_FROM:-1}th to the ${SERIES_TO:-${#commits[@]}}th builds (SERIES_FROM, SERIES_TO; the others were not built)"
 else
 	verdict="every patch builds"
 fi
